@@ -1,0 +1,35 @@
+# Two commands set everything up on a fresh machine:
+#   make run    install (virtualenv + compiled extensions), then the default run and its table
+#   make test   install, then the whole test suite (SLOW=1 adds the slow tests)
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+PYTEST_ARGS ?=
+
+.PHONY: install build run test bench clean
+
+$(STAMP): pyproject.toml setup.py
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q "setuptools>=64" wheel "cython>=3.0" "numpy>=1.25"
+	$(PY) -m pip install -q --no-build-isolation -e '.[test,dask]'
+	touch $(STAMP)
+
+install: $(STAMP) build
+
+# Re-cythonize and recompile only what changed (a no-op when the extensions are up to date).
+build: $(STAMP)
+	$(PY) setup.py -q build_ext --inplace -j 2
+
+run: install
+	$(VENV)/bin/mlbench run
+
+test: install
+	$(PY) -m pytest -q $(if $(SLOW),,-m "not slow") $(PYTEST_ARGS)
+
+bench: install
+	for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
+
+clean:
+	rm -rf build $(VENV) mlbench/_ext/*.c mlbench/_ext/*.so *.egg-info

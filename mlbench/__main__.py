@@ -1,0 +1,3 @@
+from mlbench.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,87 @@
+"""The ``mlbench`` command line.
+
+Commands live one per module in this package and are imported lazily, so ``mlbench --help`` and a
+simple ``mlbench info`` stay fast.  A command module defines ``command`` (a :class:`click.Command`)
+and only parses arguments; the work is done by the library.
+
+Every :class:`mlbench.errors.MlbenchError` raised below a command becomes one line on stderr and exit
+status 2; a traceback is a bug.
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from mlbench import __version__
+from mlbench.errors import MlbenchError
+
+#: command name -> module (``mlbench.cli.<module>``) that defines ``command``
+COMMANDS = {
+    "fetch": "fetch",
+    "info": "info",
+    "methods": "methods",
+    "run": "run",
+    "evaluate": "evaluate",
+    "report": "report",
+    "check": "check",
+    "explain": "explain",
+}
+
+HELP = {
+    "fetch": "Download, verify, parse and cache datasets.",
+    "info": "Dataset statistics (cardinality, density, imbalance ...).",
+    "methods": "List the registered methods with their parameters and source paper.",
+    "run": "Run the experiment grid and append to a results CSV.",
+    "evaluate": "Score predictions made by any tool.",
+    "report": "Paper-style tables, significance tests and CD diagrams.",
+    "check": "Regression gate: compare results with a reference.",
+    "explain": "Show what a fitted model learned (e.g. I-MTSL's label graph).",
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported only when invoked."""
+
+    def list_commands(self, ctx):
+        return [name for name in COMMANDS if self._available(name)]
+
+    @staticmethod
+    def _available(name):
+        return importlib.util.find_spec(f"mlbench.cli.{COMMANDS[name]}") is not None
+
+    def get_command(self, ctx, name):
+        if name not in COMMANDS or not self._available(name):
+            return None
+        module = importlib.import_module(f"mlbench.cli.{COMMANDS[name]}")
+        return module.command
+
+    def format_commands(self, ctx, formatter):
+        rows = [(name, HELP[name]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="mlbench")
+def cli():
+    """Benchmark multi-label classification methods the way the field's papers do."""
+
+
+def main(argv=None):
+    """Console entry point: run the CLI, turning user errors into one line and exit status 2."""
+    try:
+        return cli.main(args=argv, prog_name="mlbench", standalone_mode=False) or 0
+    except MlbenchError as exc:
+        click.echo(f"mlbench: error: {exc}", err=True)
+        sys.exit(2)
+    except click.exceptions.Abort:
+        click.echo("mlbench: aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(2 if exc.exit_code in (1, 2) else exc.exit_code)
+    except KeyboardInterrupt:
+        click.echo("mlbench: interrupted", err=True)
+        sys.exit(130)

@@ -1,0 +1,132 @@
+"""The method contract shared by every family.
+
+A method is a scikit-learn estimator (see ARCHITECTURE.md, "Methods"):
+
+* ``__init__`` takes keyword-only parameters and stores them untouched;
+* ``fit(X, Y)`` validates, draws every random choice from ``check_random_state(self.random_state)``
+  and returns ``self``; ``X`` is dense or ``scipy.sparse``, ``Y`` a 0/1 matrix of shape (n, L);
+* ``predict(X)`` returns a 0/1 ``int`` matrix (n, L); ``predict_proba(X)`` (or ``decision_function``)
+  returns one (n, L) float array, never a list of per-label arrays;
+* probabilistic methods may add ``joint_log_proba(X, Y)``: log P(Y = y | x) per row.
+
+:class:`MultiLabelClassifier` gives subclasses input validation, tags and a default ``predict``
+(scores >= ``threshold_``), so a subclass writes ``fit`` and ``predict_proba`` only.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+
+
+def check_multilabel_Y(Y, n_samples=None):
+    """Validate a label matrix: 2-D, values in {0, 1}; return it as a C-contiguous ``int8`` array.
+
+    A 1-D vector is read as a single label column (this lets scikit-learn's estimator checks run).
+    """
+    if sp.issparse(Y):
+        Y = Y.toarray()
+    Y = np.asarray(Y)
+    if Y.ndim == 1:
+        Y = Y.reshape(-1, 1)
+    if Y.ndim != 2:
+        raise ValueError(f"Y must be a 2-D 0/1 matrix, got shape {Y.shape}")
+    if Y.dtype.kind == "f" and not np.all(np.isfinite(Y)):
+        raise ValueError("Y contains NaN or infinity")
+    if Y.size and not np.isin(Y, (0, 1)).all():
+        raise ValueError("Y must hold only 0 and 1 (a multi-label indicator matrix)")
+    if n_samples is not None and Y.shape[0] != n_samples:
+        raise ValueError(f"X has {n_samples} rows but Y has {Y.shape[0]}")
+    return np.ascontiguousarray(Y, dtype=np.int8)
+
+
+class MultiLabelClassifier(ClassifierMixin, BaseEstimator):
+    """Base class of every mlbench method.
+
+    Subclasses implement ``fit`` (calling :meth:`_validate_fit`) and ``predict_proba`` (calling
+    :meth:`_validate_predict`).  ``predict`` thresholds the scores at ``threshold_`` (a scalar or one
+    value per label, 0.5 unless ``fit`` sets it).
+    """
+
+    _accept_sparse = ("csr", "csc")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_label = True
+        tags.classifier_tags.multi_class = False
+        tags.target_tags.multi_output = True
+        tags.target_tags.single_output = False
+        tags.input_tags.sparse = bool(self._accept_sparse)
+        return tags
+
+    # -- validation helpers ---------------------------------------------------------------
+    def _validate_fit(self, X, Y):
+        X = validate_data(self, X, accept_sparse=self._accept_sparse or False, dtype=np.float64,
+                          reset=True)
+        Y = check_multilabel_Y(Y, X.shape[0])
+        self.n_labels_ = Y.shape[1]
+        self.classes_ = [np.array([0, 1])] * self.n_labels_
+        return X, Y
+
+    def _validate_predict(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, accept_sparse=self._accept_sparse or False, dtype=np.float64,
+                             reset=False)
+
+    # -- default prediction ------------------------------------------------------------------
+    def _scores(self, X):
+        if hasattr(self, "predict_proba"):
+            return self.predict_proba(X)
+        return self.decision_function(X)
+
+    def predict(self, X):
+        """0/1 predictions (n, L): scores at or above ``threshold_`` (0.5 if fit set none)."""
+        scores = self._scores(X)
+        threshold = getattr(self, "threshold_", 0.5)
+        return (scores >= threshold).astype(int)
+
+
+#: Base learners that several families use, by the name protocols give them.
+BASE_LEARNERS = ("lr", "svm", "tree", "c45", "rf")
+
+
+def make_base_learner(name, random_state=None, **params):
+    """A fresh binary base learner by name.
+
+    ``lr``: L2 logistic regression (lbfgs); ``svm``: linear SVM (``LinearSVC``, squared hinge, C=1);
+    ``tree`` / ``c45``: a decision tree grown with the entropy criterion (the C4.5 stand-in the
+    papers' Weka/MULAN runs call J48; scikit-learn's CART with entropy splits, no pruning);
+    ``rf``: random forest.  ``params`` override the learner's own defaults.
+    """
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.svm import LinearSVC
+    from sklearn.tree import DecisionTreeClassifier
+
+    if not isinstance(name, str):  # an estimator instance: clone it
+        return clone(name)
+    if name == "lr":
+        kw = dict(C=1.0, max_iter=1000)
+        kw.update(params)
+        return LogisticRegression(random_state=random_state, **kw)
+    if name == "svm":
+        kw = dict(C=1.0)
+        kw.update(params)
+        return LinearSVC(random_state=random_state, **kw)
+    if name in ("tree", "c45"):
+        kw = dict(criterion="entropy")
+        kw.update(params)
+        return DecisionTreeClassifier(random_state=random_state, **kw)
+    if name == "rf":
+        kw = dict(n_estimators=100)
+        kw.update(params)
+        return RandomForestClassifier(random_state=random_state, **kw)
+    raise ValueError(f"unknown base learner {name!r}; choose one of {', '.join(BASE_LEARNERS)}")
+
+
+def as_2d_float(X):
+    """Dense float64 C array or CSR matrix, for kernels that accept either."""
+    if sp.issparse(X):
+        return sp.csr_matrix(X, dtype=np.float64)
+    return check_array(X, dtype=np.float64, order="C")
