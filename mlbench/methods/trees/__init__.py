@@ -1,0 +1,1 @@
+"""Tree-based multi-label methods (predictive clustering forests, SOSHF, MLDF)."""

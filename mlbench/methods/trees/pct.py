@@ -1,0 +1,155 @@
+"""Multi-label forests of predictive clustering trees (RF-PCT, ERF-PCT) and of ML-C4.5 trees.
+
+Definitions (Kocev, Vens, Struyf & Dzeroski, Pattern Recognition 46(3), 2013; Clare & King, PKDD
+2001; Madjarov et al., Pattern Recognition 45(9), 2012; MLDF paper, Section 2.2):
+
+* A **predictive clustering tree** (PCT) for multi-label data splits a node so that the summed
+  per-label variance of the two children, weighted by their sizes, is smallest:
+  ``sum_{c in {left,right}} n_c * sum_j Var_c(y_j)``.  Its leaf stores the mean label vector, i.e.
+  the fraction of positives per label, which is the forest's per-label probability.
+* An **ML-C4.5** tree splits on the summed per-label entropy
+  ``sum_j -(p_j log p_j + (1-p_j) log(1-p_j))`` of the children, weighted by their sizes.
+* **RF-PCT** / **RFML-C4.5**: bagging (bootstrap samples) plus sqrt(d) random candidate features per
+  split, best cut point per candidate; **ERF-PCT** / **ERFML-C4.5** (Kocev & Ceci, DS 2015; Geurts et
+  al. 2006): no bootstrap, sqrt(d) candidate features, one uniformly random cut point per candidate.
+  The forest's output is the average of its trees' leaf vectors.
+
+How this maps exactly onto scikit-learn (checked against sklearn/tree/_criterion.pyx, 1.9):
+
+* ``split="variance"`` uses the multi-output *regressors* (``RandomForestRegressor`` /
+  ``ExtraTreesRegressor``, ``criterion="squared_error"``) on the 0/1 label matrix.  The node
+  impurity there is ``(1/L) sum_j Var(y_j)``, so the weighted children impurity the splitter minimises
+  is the PCT heuristic divided by the constant L: the same split is chosen.  The leaf value is the
+  (bootstrap-weighted) mean of each label column = the fraction of positives per label.  The
+  multi-output *classifier* with ``criterion="gini"`` would choose the same splits too (binary Gini
+  ``2 p (1-p)`` is twice the variance ``p (1-p)``, summed and divided by L), but the regressor gives the
+  (n, L) probability matrix directly and handles labels that are constant in the training part.
+* ``split="entropy"`` uses the multi-output *classifiers* with ``criterion="entropy"``: the node
+  impurity is ``(1/L) sum_j H(y_j)`` (per-output entropies summed, divided by L), i.e. the ML-C4.5
+  heuristic up to a constant factor.  (Unlike C4.5 there is no gain ratio and no pruning; the same
+  holds for the other engineers' ``c45`` base learner.)
+"""
+from __future__ import annotations
+
+import numpy as np
+from sklearn.ensemble import (ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
+                              RandomForestRegressor)
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from mlbench.errors import ConfigError
+from mlbench.methods.base import MultiLabelClassifier
+from mlbench.methods.registry import register
+
+SPLITS = ("variance", "entropy")
+RANDOMIZATIONS = ("rf", "erf")
+
+_ESTIMATORS = {
+    ("variance", "rf"): RandomForestRegressor,
+    ("variance", "erf"): ExtraTreesRegressor,
+    ("entropy", "rf"): RandomForestClassifier,
+    ("entropy", "erf"): ExtraTreesClassifier,
+}
+
+
+def make_forest(split, randomization, *, n_estimators, max_depth=None, max_features="sqrt",
+                min_samples_leaf=1, n_jobs=1, random_state=None):
+    """The scikit-learn multi-output forest computing the heuristic named by ``split`` (see module doc).
+
+    ``randomization="rf"`` bags (bootstrap) and searches the best cut point; ``"erf"`` uses the whole
+    training part and one random cut point per candidate feature.
+    """
+    if split not in SPLITS:
+        raise ConfigError(f"unknown split heuristic {split!r}; choose one of {', '.join(SPLITS)}")
+    if randomization not in RANDOMIZATIONS:
+        raise ConfigError(f"unknown randomization {randomization!r}; choose one of "
+                          f"{', '.join(RANDOMIZATIONS)}")
+    kw = dict(n_estimators=n_estimators, max_depth=max_depth, max_features=max_features,
+              min_samples_leaf=min_samples_leaf, n_jobs=n_jobs, random_state=random_state,
+              bootstrap=(randomization == "rf"))
+    kw["criterion"] = "squared_error" if split == "variance" else "entropy"
+    return _ESTIMATORS[split, randomization](**kw)
+
+
+def fit_forest(forest, X, Y):
+    """Fit ``forest`` (from :func:`make_forest`) on the 0/1 matrix ``Y`` (n, L); returns it."""
+    target = Y.astype(np.float64) if isinstance(forest, (RandomForestRegressor,
+                                                         ExtraTreesRegressor)) else Y
+    if target.shape[1] == 1:  # scikit-learn wants a 1-D target for a single output
+        target = target[:, 0]
+    forest.fit(X, target)
+    return forest
+
+
+def forest_proba(forest, X):
+    """Per-label probability (n, L): the average over trees of the leaves' fractions of positives."""
+    if isinstance(forest, (RandomForestRegressor, ExtraTreesRegressor)):
+        out = forest.predict(X)
+        out = out.reshape(len(out), -1)
+        return np.clip(out, 0.0, 1.0)
+    probas = forest.predict_proba(X)
+    if not isinstance(probas, list):
+        probas = [probas]
+    classes = forest.classes_ if isinstance(forest.classes_, list) else [forest.classes_]
+    out = np.empty((probas[0].shape[0], len(probas)))
+    for j, (p, c) in enumerate(zip(probas, classes)):
+        # a label constant in the training part has a single class: its probability is constant
+        pos = np.flatnonzero(np.asarray(c) == 1)
+        out[:, j] = p[:, pos[0]] if pos.size else 0.0
+    return out
+
+
+class MultiLabelForest(MultiLabelClassifier):
+    """A forest of multi-label trees: RF-PCT, ERF-PCT, RFML-C4.5 or ERFML-C4.5 (see module doc).
+
+    Parameters
+    ----------
+    n_estimators : number of trees (100 in the MLDF paper's RF-PCT baseline, Section 4.2).
+    split : ``"variance"`` (PCT) or ``"entropy"`` (ML-C4.5).
+    randomization : ``"rf"`` (bootstrap, best cut point) or ``"erf"`` (no bootstrap, one random cut
+        point per candidate feature).
+    max_features : candidate features per split (``"sqrt"``: sqrt(d), as in the paper).
+    max_depth, min_samples_leaf : tree size limits (None / 1: fully grown trees).
+    n_jobs : threads for scikit-learn's forest (1 by default; the runner parallelises over cells).
+    """
+
+    def __init__(self, *, n_estimators=100, split="variance", randomization="rf",
+                 max_features="sqrt", max_depth=None, min_samples_leaf=1, n_jobs=1,
+                 random_state=None):
+        self.n_estimators = n_estimators
+        self.split = split
+        self.randomization = randomization
+        self.max_features = max_features
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def fit(self, X, Y):
+        X, Y = self._validate_fit(X, Y)
+        rng = check_random_state(self.random_state)
+        self.forest_ = make_forest(self.split, self.randomization, n_estimators=self.n_estimators,
+                                   max_depth=self.max_depth, max_features=self.max_features,
+                                   min_samples_leaf=self.min_samples_leaf, n_jobs=self.n_jobs,
+                                   random_state=rng.randint(np.iinfo(np.int32).max))
+        fit_forest(self.forest_, X, Y)
+        return self
+
+    def predict_proba(self, X):
+        X = self._validate_predict(X)
+        check_is_fitted(self, "forest_")
+        return forest_proba(self.forest_, X)
+
+
+register("rf-pct", MultiLabelForest, family="trees", paper="mldf",
+         params={"n_estimators": 100, "split": "variance", "randomization": "rf"},
+         description="random forest of predictive clustering trees (summed label variance), 100 trees")
+register("erf-pct", MultiLabelForest, family="trees", paper="mldf",
+         params={"n_estimators": 100, "split": "variance", "randomization": "erf"},
+         description="extremely randomised forest of predictive clustering trees, 100 trees")
+register("rfml-c45", MultiLabelForest, family="trees", paper="mldf",
+         params={"n_estimators": 100, "split": "entropy", "randomization": "rf"},
+         description="random forest of ML-C4.5 trees (entropy summed over labels), 100 trees")
+register("erfml-c45", MultiLabelForest, family="trees", paper="mldf",
+         params={"n_estimators": 100, "split": "entropy", "randomization": "erf"},
+         description="extremely randomised forest of ML-C4.5 trees, 100 trees")

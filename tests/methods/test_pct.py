@@ -1,0 +1,89 @@
+"""RF-PCT / ERF-PCT / RFML-C4.5 blocks: the split heuristics and leaves claimed in pct.py."""
+import numpy as np
+import pytest
+from sklearn.datasets import make_multilabel_classification
+
+from mlbench.errors import ConfigError
+from mlbench.methods import registry
+from mlbench.methods.trees.pct import MultiLabelForest, fit_forest, forest_proba, make_forest
+
+X, Y = make_multilabel_classification(n_samples=80, n_features=6, n_classes=4, random_state=0)
+
+
+def _best_split(X, Y, impurity):
+    """Brute force: the (feature, threshold) minimising the size-weighted summed impurity."""
+    best = (np.inf, None, None)
+    for f in range(X.shape[1]):
+        values = np.unique(X[:, f])
+        for lo, hi in zip(values[:-1], values[1:]):
+            left = X[:, f] <= (lo + hi) / 2
+            cost = sum(mask.sum() * impurity(Y[mask]) for mask in (left, ~left))
+            if cost < best[0] - 1e-12:
+                best = (cost, f, (lo + hi) / 2)
+    return best[1], best[2]
+
+
+def _summed_variance(Y):
+    return Y.var(axis=0).sum()
+
+
+def _summed_entropy(Y):
+    p = Y.mean(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h = -(p * np.log2(p) + (1 - p) * np.log2(1 - p))
+    return np.nan_to_num(h).sum()
+
+
+@pytest.mark.parametrize("split,impurity", [("variance", _summed_variance),
+                                            ("entropy", _summed_entropy)])
+def test_root_split_minimises_summed_label_heuristic(split, impurity):
+    forest = make_forest(split, "rf", n_estimators=1, max_depth=1, max_features=None,
+                         random_state=0)
+    forest.set_params(bootstrap=False)  # the whole sample, so the brute force sees the same data
+    fit_forest(forest, X, Y)
+    tree = forest.estimators_[0].tree_
+    f, t = _best_split(X, Y.astype(float), impurity)
+    assert tree.feature[0] == f
+    assert tree.threshold[0] == pytest.approx(t)
+
+
+def test_leaf_keeps_fraction_of_positives_per_label():
+    forest = make_forest("variance", "rf", n_estimators=1, max_depth=1, max_features=None,
+                         random_state=0)
+    forest.set_params(bootstrap=False)
+    fit_forest(forest, X, Y)
+    tree = forest.estimators_[0].tree_
+    left = X[:, tree.feature[0]] <= tree.threshold[0]
+    P = forest_proba(forest, X)
+    np.testing.assert_allclose(P[left][0], Y[left].mean(axis=0))
+    np.testing.assert_allclose(P[~left][0], Y[~left].mean(axis=0))
+
+
+@pytest.mark.parametrize("name", ["rf-pct", "erf-pct", "rfml-c45", "erfml-c45"])
+def test_registered_forests_give_probabilities_and_are_reproducible(name):
+    est = registry.make(name, random_state=3, n_estimators=10)
+    P = est.fit(X, Y).predict_proba(X)
+    assert P.shape == Y.shape and P.min() >= 0 and P.max() <= 1
+    P2 = registry.make(name, random_state=3, n_estimators=10).fit(X, Y).predict_proba(X)
+    np.testing.assert_array_equal(P, P2)
+    assert set(np.unique(est.predict(X))) <= {0, 1}
+
+
+def test_erf_uses_no_bootstrap_and_rf_does():
+    assert make_forest("variance", "erf", n_estimators=2).bootstrap is False
+    assert make_forest("variance", "rf", n_estimators=2).bootstrap is True
+
+
+def test_constant_label_and_single_label():
+    Yc = Y.copy()
+    Yc[:, 1] = 0
+    for split in ("variance", "entropy"):
+        P = MultiLabelForest(n_estimators=5, split=split, random_state=0).fit(X, Yc).predict_proba(X)
+        assert np.all(P[:, 1] == 0)
+        P1 = MultiLabelForest(n_estimators=5, split=split, random_state=0).fit(X, Y[:, :1])
+        assert P1.predict_proba(X).shape == (len(X), 1)
+
+
+def test_bad_split_name_is_a_config_error():
+    with pytest.raises(ConfigError):
+        MultiLabelForest(split="gini").fit(X, Y)
