@@ -1,0 +1,308 @@
+"""Preprocessing steps of a protocol, each fitted on the training part only.
+
+A protocol lists steps by name, optionally with parameters::
+
+    preprocess:
+      - standardize
+      - {step: drop_rare_binary_features, min_fraction: 0.01}
+
+Every step has ``fit(train: Dataset)`` and ``transform(ds: Dataset) -> Dataset``; :class:`Pipeline`
+chains them, so a test part is transformed with statistics learnt on the training part alone, and
+labels dropped on the training part are dropped from the test part too.  ``Pipeline.info()`` records
+which original labels and features were kept.  :func:`apply_steps` fits on every row (what
+``mlbench info --protocol`` describes).
+
+Any step takes ``only: [dataset names]`` to apply to those datasets alone (the SOSHF paper applies
+its frequent-feature rule to RCV1 only); on other datasets it is skipped.
+
+Steps (names as in protocols):
+
+``standardize``
+    z-score of every numeric (non-nominal) column: subtract the training mean, divide by the training
+    standard deviation (population form; a constant column is only centred).  On CSR data the
+    centring is skipped (it would make the matrix dense) and columns are only scaled.
+``drop_rare_binary_features`` (``min_fraction``, default 0.01)
+    drop 0/1 features (nominal attributes with two values, or numeric columns whose training values
+    are all 0 or 1) present in fewer than ``min_fraction`` of the training rows (SOSHF, Experiments).
+``min_feature_frequency`` (``min_fraction``, default 0.01)
+    keep only features nonzero in at least ``min_fraction`` of the training rows (the SOSHF paper's
+    RCV1 rule); works on CSR without densifying.
+``drop_imbalanced_labels`` (``max_ratio``, default 50)
+    drop labels whose imbalance ratio |majority| / |minority| on the training rows exceeds
+    ``max_ratio`` (a label with no positive or no negative row has an infinite ratio).
+``top_k_labels`` (``k``)
+    keep the ``k`` labels with the most positive training rows (ties: earlier label first), in their
+    original order (the MC paper keeps the ten most common RCV1 labels).
+``ltc``
+    Cornell ltc term weighting (HierCost, Sec. 5.1): ``(1 + ln tf)`` for nonzero term frequencies,
+    times ``ln(N / df)`` with N and df counted on the training rows, then each row scaled to unit
+    Euclidean norm.  Terms absent from the training rows get weight 0.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from mlbench.data.dataset import Dataset
+from mlbench.errors import ConfigError
+
+
+def take_rows(ds: Dataset, rows) -> Dataset:
+    """The dataset restricted to ``rows`` (in that order); given parts are dropped."""
+    rows = np.asarray(rows, dtype=np.int64)
+    return Dataset(name=ds.name, X=ds.X[rows], Y=ds.Y[rows], feature_names=list(ds.feature_names),
+                   label_names=list(ds.label_names), nominal=dict(ds.nominal), parts={},
+                   hierarchy=ds.hierarchy, sha256=ds.sha256, domain=ds.domain)
+
+
+def _with(ds: Dataset, **changes) -> Dataset:
+    fields = dict(name=ds.name, X=ds.X, Y=ds.Y, feature_names=ds.feature_names,
+                  label_names=ds.label_names, nominal=ds.nominal, parts=ds.parts,
+                  hierarchy=ds.hierarchy, sha256=ds.sha256, domain=ds.domain)
+    fields.update(changes)
+    return Dataset(**fields)
+
+
+def _nonzero_counts(X):
+    """Rows in which each column is nonzero (explicit zeros in CSR are not counted)."""
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        return np.bincount(X.indices[X.data != 0], minlength=X.shape[1])
+    return np.count_nonzero(X, axis=0)
+
+
+class Step:
+    """Base: subclasses set ``name``, ``defaults`` and implement ``fit`` / ``transform``."""
+
+    name = ""
+    defaults: dict = {}
+
+    def __init__(self, only=None, **params):
+        if only is not None and (not isinstance(only, list) or not all(isinstance(o, str) for o in only)):
+            raise ConfigError(f"preprocessing step {self.name!r}: 'only' must be a list of dataset names")
+        self.only = None if only is None else set(only)
+        unknown = set(params) - set(self.defaults)
+        if unknown:
+            raise ConfigError(f"preprocessing step {self.name!r}: unknown parameter(s) "
+                              f"{', '.join(sorted(unknown))}")
+        self.params = {**self.defaults, **params}
+
+    def fit(self, train: Dataset):
+        return self
+
+    def transform(self, ds: Dataset) -> Dataset:
+        raise NotImplementedError
+
+
+class _FeatureSelector(Step):
+    """A step that keeps the columns ``keep_`` (indices into its input)."""
+
+    def transform(self, ds):
+        keep = self.keep_
+        X = ds.X[:, keep]
+        if sp.issparse(X):
+            X = sp.csr_matrix(X)
+        new_index = {int(old): new for new, old in enumerate(keep)}
+        nominal = {new_index[c]: v for c, v in ds.nominal.items() if c in new_index}
+        return _with(ds, X=X, feature_names=[ds.feature_names[i] for i in keep], nominal=nominal)
+
+
+class _LabelSelector(Step):
+    """A step that keeps the labels ``keep_labels_`` (indices into its input)."""
+
+    def transform(self, ds):
+        keep = self.keep_labels_
+        return _with(ds, Y=np.ascontiguousarray(ds.Y[:, keep]),
+                     label_names=[ds.label_names[i] for i in keep])
+
+
+class Standardize(Step):
+    name = "standardize"
+
+    def fit(self, train):
+        X = train.X
+        numeric = np.array([c for c in range(X.shape[1]) if c not in train.nominal], dtype=np.int64)
+        self.numeric_ = numeric
+        if sp.issparse(X):
+            from sklearn.utils.sparsefuncs import mean_variance_axis
+
+            _, var = mean_variance_axis(sp.csr_matrix(X), axis=0)
+            self.mean_ = None
+            std = np.sqrt(var[numeric])
+        else:
+            sub = np.asarray(X)[:, numeric]
+            self.mean_ = sub.mean(axis=0)
+            std = sub.std(axis=0)
+        self.scale_ = np.where(std > 0, std, 1.0)
+        return self
+
+    def transform(self, ds):
+        if self.numeric_.size == 0:
+            return ds
+        if sp.issparse(ds.X):
+            factor = np.ones(ds.X.shape[1])
+            factor[self.numeric_] = 1.0 / self.scale_
+            X = sp.csr_matrix(ds.X @ sp.diags(factor), dtype=np.float64)
+        else:
+            X = np.array(ds.X, dtype=np.float64, order="C", copy=True)
+            X[:, self.numeric_] = (X[:, self.numeric_] - self.mean_) / self.scale_
+        return _with(ds, X=X)
+
+
+class DropRareBinaryFeatures(_FeatureSelector):
+    name = "drop_rare_binary_features"
+    defaults = {"min_fraction": 0.01}
+
+    def fit(self, train):
+        X = train.X
+        n, d = X.shape
+        if sp.issparse(X):
+            X = sp.csr_matrix(X)
+            cols, data = X.indices, X.data
+            binary = np.bincount(cols[~np.isin(data, (0.0, 1.0))], minlength=d) == 0
+            on = np.bincount(cols[data != 0], minlength=d)
+        else:
+            X = np.asarray(X)
+            binary = np.all((X == 0) | (X == 1), axis=0)
+            on = np.count_nonzero(X, axis=0)
+        for c, values in train.nominal.items():
+            # a two-valued nominal is 'on' where it takes the value "1" (else: any non-first value)
+            binary[c] = len(values) == 2
+            if binary[c] and "1" in values:
+                col = X[:, [c]].toarray().ravel() if sp.issparse(X) else X[:, c]
+                on[c] = np.count_nonzero(col == values.index("1"))
+        drop = binary & (on < self.params["min_fraction"] * n)
+        self.keep_ = np.flatnonzero(~drop)
+        return self
+
+
+class MinFeatureFrequency(_FeatureSelector):
+    name = "min_feature_frequency"
+    defaults = {"min_fraction": 0.01}
+
+    def fit(self, train):
+        counts = _nonzero_counts(train.X)
+        self.keep_ = np.flatnonzero(counts >= self.params["min_fraction"] * train.n_instances)
+        return self
+
+
+class DropImbalancedLabels(_LabelSelector):
+    name = "drop_imbalanced_labels"
+    defaults = {"max_ratio": 50.0}
+
+    def fit(self, train):
+        pos = train.Y.sum(axis=0).astype(float)
+        neg = train.n_instances - pos
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.maximum(pos, neg) / np.minimum(pos, neg)
+        self.keep_labels_ = np.flatnonzero(np.isfinite(ratio) & (ratio <= self.params["max_ratio"]))
+        return self
+
+
+class TopKLabels(_LabelSelector):
+    name = "top_k_labels"
+    defaults = {"k": 10}
+
+    def fit(self, train):
+        k = int(self.params["k"])
+        if k < 1:
+            raise ConfigError("preprocessing step 'top_k_labels': k must be at least 1")
+        pos = train.Y.sum(axis=0)
+        order = np.argsort(-pos, kind="stable")
+        self.keep_labels_ = np.sort(order[:k])
+        return self
+
+
+class LTC(Step):
+    name = "ltc"
+
+    def fit(self, train):
+        df = _nonzero_counts(train.X).astype(float)
+        with np.errstate(divide="ignore"):
+            self.idf_ = np.where(df > 0, np.log(train.n_instances / np.maximum(df, 1)), 0.0)
+        return self
+
+    def transform(self, ds):
+        if sp.issparse(ds.X):
+            X = sp.csr_matrix(ds.X, dtype=np.float64, copy=True)
+            X.eliminate_zeros()
+            X.data = (1.0 + np.log(X.data)) * self.idf_[X.indices]
+            norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+            X = sp.csr_matrix(sp.diags(1.0 / np.where(norms > 0, norms, 1.0)) @ X)
+        else:
+            X = np.asarray(ds.X, dtype=np.float64)
+            with np.errstate(divide="ignore"):
+                X = np.where(X > 0, 1.0 + np.log(np.where(X > 0, X, 1.0)), 0.0) * self.idf_
+            norms = np.linalg.norm(X, axis=1, keepdims=True)
+            X = np.ascontiguousarray(X / np.where(norms > 0, norms, 1.0))
+        return _with(ds, X=X)
+
+
+STEPS = {cls.name: cls for cls in (Standardize, DropRareBinaryFeatures, MinFeatureFrequency,
+                                   DropImbalancedLabels, TopKLabels, LTC)}
+
+
+def parse_step(spec):
+    """``(name, params)`` from a protocol entry: a name, or ``{step: name, **params}``."""
+    if isinstance(spec, str):
+        name, params = spec, {}
+    elif isinstance(spec, dict) and isinstance(spec.get("step"), str):
+        params = {k: v for k, v in spec.items() if k != "step"}
+        name = spec["step"]
+    else:
+        raise ConfigError(f"preprocessing step must be a name or {{step: name, ...}}, got {spec!r}")
+    if name not in STEPS:
+        import difflib
+
+        close = difflib.get_close_matches(name, STEPS, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise ConfigError(f"unknown preprocessing step {name!r}{hint}")
+    STEPS[name](**params)  # validates the parameter names
+    return name, params
+
+
+class Pipeline:
+    """Steps applied in order; ``fit`` learns each on the (transformed) training part."""
+
+    def __init__(self, specs=()):
+        self.specs = [STEPS[name](**params) for name, params in map(parse_step, specs)]
+
+    def fit(self, train: Dataset):
+        self.n_features_in_ = train.n_features
+        self.n_labels_in_ = train.n_labels
+        features = np.arange(train.n_features)
+        labels = np.arange(train.n_labels)
+        self.steps = [s for s in self.specs if s.only is None or train.name in s.only]
+        for step in self.steps:
+            step.fit(train)
+            train = step.transform(train)
+            if isinstance(step, _FeatureSelector):
+                features = features[step.keep_]
+            if isinstance(step, _LabelSelector):
+                labels = labels[step.keep_labels_]
+        self.features_kept_, self.labels_kept_ = features, labels
+        self.train_ = train
+        return self
+
+    def transform(self, ds: Dataset) -> Dataset:
+        for step in self.steps:
+            ds = step.transform(ds)
+        return ds
+
+    def fit_transform(self, train: Dataset) -> Dataset:
+        return self.fit(train).train_
+
+    def info(self):
+        """JSON-able record of what was kept (original indices), for the results' ``extra``."""
+        out = {"n_features": int(self.features_kept_.size), "n_labels": int(self.labels_kept_.size)}
+        if self.labels_kept_.size != self.n_labels_in_:
+            out["labels_kept"] = [int(i) for i in self.labels_kept_]
+        if self.features_kept_.size != self.n_features_in_:
+            out["features_dropped"] = int(self.n_features_in_ - self.features_kept_.size)
+        return out
+
+
+def apply_steps(dataset: Dataset, steps) -> Dataset:
+    """``dataset`` after ``steps`` fitted on all of its rows (given parts are kept)."""
+    out = Pipeline(steps).fit_transform(dataset)
+    return _with(out, parts=dataset.parts)

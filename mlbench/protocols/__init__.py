@@ -1,0 +1,215 @@
+"""Protocols as data: one YAML file per paper's experimental section (see ARCHITECTURE.md).
+
+:func:`load_protocol` takes a shipped name (``soshf``) or a path to a YAML file and returns a
+validated, frozen :class:`Protocol`.  Unknown keys, split schemes, preprocessing steps, bad values and
+malformed method entries raise :class:`~mlbench.errors.ConfigError` with one line naming the file.
+Metric and method names are checked against their registries by :meth:`Protocol.check_names` (the
+runner calls it), because those registries fill up as method families are added.
+
+Method entries are a registered name, or ``{name: NAME, params: {...}, id: LABEL}``: ``params``
+override the registered defaults for this protocol, and ``id`` (default: the name) is what the
+results' ``method`` column says, so one method can appear twice with different parameters.
+"""
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from mlbench.data.preprocess import parse_step
+from mlbench.data.splits import SplitScheme
+from mlbench.errors import ConfigError
+
+HERE = Path(__file__).parent
+KEYS = {"name", "paper", "description", "split", "seed", "preprocess", "metrics", "datasets",
+        "methods", "control", "stats", "style", "notes"}
+REQUIRED = {"name", "split", "metrics"}
+SPLIT_KEYS = {"scheme", "train_fraction", "repeats", "folds", "validation_fraction", "stratify"}
+METHOD_KEYS = {"name", "params", "id"}
+
+
+@dataclass(frozen=True)
+class MethodEntry:
+    """A method as a protocol runs it."""
+
+    name: str
+    params: dict = field(default_factory=dict)
+    id: str = ""
+
+    @property
+    def label(self):
+        return self.id or self.name
+
+
+@dataclass(frozen=True)
+class Protocol:
+    name: str
+    split: SplitScheme
+    metrics: tuple
+    paper: str = "platform"
+    description: str = ""
+    seed: int = 0
+    preprocess: tuple = ()
+    datasets: tuple = ()
+    methods: tuple = ()
+    control: str | None = None
+    stats: tuple = ()
+    style: str = "plain"
+    notes: str = ""
+    path: str = ""
+
+    def with_overrides(self, *, repeats=None, seed=None):
+        """A copy with another number of repeats and/or base seed (``mlbench run --repeats/--seed``)."""
+        import dataclasses
+
+        split = self.split
+        if repeats is not None:
+            split = dataclasses.replace(split, repeats=int(repeats)).check(f"protocol {self.name}")
+        return dataclasses.replace(self, split=split, seed=self.seed if seed is None else int(seed))
+
+    def check_names(self, methods=True):
+        """Check metric (and method) names against their registries; raise ConfigError if unknown."""
+        from mlbench.metrics import get_measure
+        from mlbench.methods import registry
+
+        for m in self.metrics:
+            get_measure(m)
+        if methods:
+            for entry in self.methods:
+                registry.get(entry.name)
+
+
+def protocol_names():
+    """Names of the shipped protocols."""
+    return sorted(p.stem for p in HERE.glob("*.yaml"))
+
+
+def _resolve(name_or_path):
+    text = os.fspath(name_or_path)
+    path = Path(text)
+    if text.endswith((".yaml", ".yml")) or os.sep in text:
+        if not path.is_file():
+            raise ConfigError(f"protocol file {text} does not exist")
+        return path
+    shipped = HERE / f"{text}.yaml"
+    if shipped.is_file():
+        return shipped
+    close = difflib.get_close_matches(text, protocol_names(), n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise ConfigError(f"unknown protocol {text!r}{hint} (shipped: {', '.join(protocol_names())})")
+
+
+def _str_list(value, key, where):
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}: {key} must be a list of names")
+    return tuple(value)
+
+
+def _method_entry(item, where):
+    if isinstance(item, str):
+        return MethodEntry(item)
+    if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+        raise ConfigError(f"{where}: a method entry must be a name or {{name: ..., params: ...}}")
+    unknown = set(item) - METHOD_KEYS
+    if unknown:
+        raise ConfigError(f"{where}: method {item['name']!r} has unknown key(s) {', '.join(sorted(unknown))}")
+    params = item.get("params") or {}
+    if not isinstance(params, dict):
+        raise ConfigError(f"{where}: params of method {item['name']!r} must be a mapping")
+    return MethodEntry(item["name"], dict(params), str(item.get("id") or ""))
+
+
+def _split(value, where):
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: split must be a mapping like {{scheme: holdout, repeats: 8}}")
+    unknown = set(value) - SPLIT_KEYS
+    if unknown:
+        raise ConfigError(f"{where}: unknown split key(s) {', '.join(sorted(unknown))}")
+    try:
+        kw = dict(value)
+        for k in ("repeats", "folds"):
+            if k in kw:
+                kw[k] = int(kw[k])
+        for k in ("train_fraction", "validation_fraction"):
+            if k in kw:
+                kw[k] = float(kw[k])
+        scheme = SplitScheme(**kw)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{where}: bad split value ({exc})") from None
+    return scheme.check(where)
+
+
+def parse_protocol(data, where="protocol"):
+    """A :class:`Protocol` from the mapping a YAML file holds."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: a protocol file must hold a mapping")
+    unknown = set(data) - KEYS
+    if unknown:
+        close = {k: difflib.get_close_matches(k, KEYS, n=1) for k in unknown}
+        hints = ", ".join(f"{k!r}" + (f" (did you mean {c[0]!r}?)" if c else "") for k, c in close.items())
+        raise ConfigError(f"{where}: unknown key(s) {hints}")
+    missing = REQUIRED - set(data)
+    if missing:
+        raise ConfigError(f"{where}: missing key(s) {', '.join(sorted(missing))}")
+    from mlbench.methods.registry import PAPERS
+
+    paper = data.get("paper", "platform")
+    if paper not in PAPERS:
+        raise ConfigError(f"{where}: unknown paper {paper!r}; choose one of {', '.join(PAPERS)}")
+    steps = data.get("preprocess") or []
+    if not isinstance(steps, list):
+        raise ConfigError(f"{where}: preprocess must be a list of steps")
+    for s in steps:
+        try:
+            parse_step(s)
+        except ConfigError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+    methods = data.get("methods") or []
+    if not isinstance(methods, list):
+        raise ConfigError(f"{where}: methods must be a list")
+    entries = tuple(_method_entry(m, where) for m in methods)
+    labels = [e.label for e in entries]
+    dup = sorted({x for x in labels if labels.count(x) > 1})
+    if dup:
+        raise ConfigError(f"{where}: method(s) listed twice: {', '.join(dup)} (give each an id)")
+    metrics = _str_list(data.get("metrics"), "metrics", where)
+    if not metrics:
+        raise ConfigError(f"{where}: metrics must name at least one measure")
+    try:
+        seed = int(data.get("seed", 0))
+    except (TypeError, ValueError):
+        raise ConfigError(f"{where}: seed must be an integer") from None
+    for key in ("name", "description", "style", "notes"):
+        if key in data and not isinstance(data[key], str):
+            raise ConfigError(f"{where}: {key} must be a string")
+    control = data.get("control")
+    if control is not None and control not in labels:
+        raise ConfigError(f"{where}: control {control!r} is not one of the protocol's methods")
+    return Protocol(
+        name=data["name"], split=_split(data["split"], where), metrics=metrics, paper=paper,
+        description=data.get("description", ""), seed=seed, preprocess=tuple(steps),
+        datasets=_str_list(data.get("datasets"), "datasets", where), methods=entries,
+        control=control, stats=_str_list(data.get("stats"), "stats", where),
+        style=data.get("style", "plain"), notes=data.get("notes", ""),
+    )
+
+
+def load_protocol(name_or_path) -> Protocol:
+    """The protocol shipped as ``NAME.yaml`` in this package, or read from a YAML file path."""
+    import dataclasses
+
+    path = _resolve(name_or_path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f" line {mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"protocol file {path}{line}: not valid YAML") from None
+    return dataclasses.replace(parse_protocol(data, where=f"protocol file {path}"), path=str(path))
