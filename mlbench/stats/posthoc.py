@@ -20,7 +20,8 @@ better, ``R-`` where it is worse; zero differences are split evenly between ``R+
 their number is odd, one of them is dropped first (Demšar's rule).  ``T = min(R+, R-)`` and
 ``z = (T - N(N+1)/4) / sqrt(N(N+1)(2N+1)/24)`` as in Demšar.  The p-value is scipy's
 ``wilcoxon(..., zero_method="zsplit")`` on the same differences (exact distribution when there are
-no ties and no zeros and N <= 50, otherwise the normal approximation with tie correction); scipy's
+no ties and no zeros and N <= 50, otherwise the normal approximation with tie correction, never
+scipy's slow permutation test); scipy's
 "zsplit" is Demšar's rule except for dropping one zero when their number is odd, which we do before
 calling it.  Differences equal to 12 decimals count as ties (values computed from rounded scores).
 """
@@ -166,7 +167,9 @@ def wilcoxon_signed_rank(control, other, greater_is_better=True):
     if np.all(d == 0):
         p = 1.0
     else:
-        p = float(stats.wilcoxon(d, zero_method="zsplit").pvalue)
+        # scipy's "auto" would run a slow permutation test for small N with ties; we choose explicitly
+        exact = n <= 50 and not (d == 0).any() and np.unique(np.abs(d)).size == n
+        p = float(stats.wilcoxon(d, zero_method="zsplit", method="exact" if exact else "approx").pvalue)
     return WilcoxonResult(r_plus, r_minus, float(t), float(z), p, int(n), int(zeros.size))
 
 
