@@ -1,0 +1,106 @@
+# Kernels of the mixture of conditional tree Bayesian networks (MC; Hong, Batal & Hauskrecht 2014).
+#
+# Why Cython: prediction runs a 150-step annealing chain per test row, each step re-scoring the
+# mixture (K components x L nodes); in NumPy every step is a round of small array operations over
+# all rows, dominated by call overhead.  Here each row's chain is a tight scalar loop without the
+# GIL.  The same holds for the E-step's component log-likelihoods, evaluated many times per EM run.
+# NumPy references: mlbench/methods/probabilistic/_mixture.py (tests hold the two equal).
+#
+# Layout: A (K, n, L) node inputs a_i(x) = coef_i . x + b_i; pcoef (K, L) parent coefficients;
+# parent (K, L) parent label or -1; Y (n, L) int8 label vectors.
+import numpy as np
+cimport numpy as cnp
+from libc.math cimport exp, log, log1p
+
+from mlbench._ext._typedefs cimport float64_t, intp_t
+
+cnp.import_array()
+
+
+cdef inline float64_t _log_sigmoid(float64_t z) noexcept nogil:
+    # log(1 / (1 + exp(-z))) without overflow on either side
+    if z >= 0:
+        return -log1p(exp(-z))
+    return z - log1p(exp(z))
+
+
+cdef inline float64_t _tree_ll(const float64_t[:, :, ::1] A, const float64_t[:, ::1] pcoef,
+                               const intp_t[:, ::1] parent, intp_t k, intp_t n,
+                               const signed char* y, intp_t L) noexcept nogil:
+    # log P(y | x_n, T_k) = sum_i log P(y_i | x_n, y_parent)  (MC paper, Eq. 4)
+    cdef float64_t s = 0.0, z
+    cdef intp_t i, p
+    for i in range(L):
+        z = A[k, n, i]
+        p = parent[k, i]
+        if p >= 0 and y[p]:
+            z += pcoef[k, i]
+        s += _log_sigmoid(z if y[i] else -z)
+    return s
+
+
+cdef inline float64_t _mix_ll(const float64_t[:, :, ::1] A, const float64_t[:, ::1] pcoef,
+                              const intp_t[:, ::1] parent, const float64_t[::1] log_lambda,
+                              intp_t n, const signed char* y, intp_t L, float64_t* buf) noexcept nogil:
+    # log sum_k lambda_k P(y | x_n, T_k)  (Eq. 5), by log-sum-exp over the K components
+    cdef intp_t k, K = A.shape[0]
+    cdef float64_t mx = -1e308, s = 0.0
+    for k in range(K):
+        buf[k] = log_lambda[k] + _tree_ll(A, pcoef, parent, k, n, y, L)
+        if buf[k] > mx:
+            mx = buf[k]
+    for k in range(K):
+        s += exp(buf[k] - mx)
+    return mx + log(s)
+
+
+def component_loglik(const float64_t[:, :, ::1] A, const float64_t[:, ::1] pcoef,
+                     const intp_t[:, ::1] parent, const signed char[:, ::1] Y):
+    """(n, K) array of log P(y_n | x_n, T_k)."""
+    cdef intp_t K = A.shape[0], n_rows = A.shape[1], L = A.shape[2], n, k
+    out = np.empty((n_rows, K), dtype=np.float64)
+    cdef float64_t[:, ::1] o = out
+    with nogil:
+        for n in range(n_rows):
+            for k in range(K):
+                o[n, k] = _tree_ll(A, pcoef, parent, k, n, &Y[n, 0], L)
+    return out
+
+
+def anneal(const float64_t[:, :, ::1] A, const float64_t[:, ::1] pcoef, const intp_t[:, ::1] parent,
+           const float64_t[::1] log_lambda, const signed char[:, ::1] Y0, const intp_t[:, ::1] flips,
+           const float64_t[:, ::1] u, const float64_t[::1] temps):
+    """Simulated-annealing MAP search per row (section 5.4); returns (best Y, best log-probability).
+
+    Step t flips label flips[n, t]; the move is kept if it does not lower the mixture log-probability
+    or if u[n, t] < exp(delta / temps[t]); the best vector visited is returned.
+    """
+    cdef intp_t K = A.shape[0], n_rows = A.shape[1], L = A.shape[2], T = temps.shape[0]
+    cdef intp_t n, t, j, i
+    cdef float64_t cur, new, delta, best
+    Y = np.array(Y0, dtype=np.int8, copy=True)
+    bestY = np.array(Y0, dtype=np.int8, copy=True)
+    score = np.empty(n_rows, dtype=np.float64)
+    cdef signed char[:, ::1] y = Y
+    cdef signed char[:, ::1] by = bestY
+    cdef float64_t[::1] sc = score
+    cdef float64_t[::1] buf = np.empty(K, dtype=np.float64)
+    with nogil:
+        for n in range(n_rows):
+            cur = _mix_ll(A, pcoef, parent, log_lambda, n, &y[n, 0], L, &buf[0])
+            best = cur
+            for t in range(T):
+                j = flips[n, t]
+                y[n, j] = 1 - y[n, j]
+                new = _mix_ll(A, pcoef, parent, log_lambda, n, &y[n, 0], L, &buf[0])
+                delta = new - cur
+                if delta >= 0 or u[n, t] < exp(delta / temps[t]):
+                    cur = new
+                    if cur > best:
+                        best = cur
+                        for i in range(L):
+                            by[n, i] = y[n, i]
+                else:
+                    y[n, j] = 1 - y[n, j]
+            sc[n] = best
+    return bestY, score

@@ -1,0 +1,1 @@
+"""Probabilistic multi-label models of P(y | x): CTBN (``sc``), mixtures of CTBNs (``mc``), ``mlcrf``."""

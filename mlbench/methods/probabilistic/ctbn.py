@@ -1,0 +1,109 @@
+"""``sc``: a single conditional tree-structured Bayesian network (CTBN).
+
+Batal, Hong & Hauskrecht (CIKM 2013), the base model of the MC paper (Hong, Batal & Hauskrecht,
+CIKM 2014; "SC" in its tables).  Each label has at most one parent label; node i is an L2 logistic
+regression P(y_i | x, y_parent) and P(y | x) is their product (Eq. 4).
+
+* Structure (section 5.3.1): the training data are split into a fitting part and a held-out part
+  (``holdout_fraction``); the weight of edge j -> i is the weighted conditional log-likelihood of Y_i
+  given (X, Y_j) on the held-out part, the self-loop weight uses X alone, and the structure is the
+  maximum-weight directed spanning tree (Chu-Liu/Edmonds, Eq. 11 as a sum of edge weights).  Instance
+  weights (``sample_weight`` of ``fit``) enter both the fits and the scores.
+* Parameters: the node regressions refitted on all training data for the chosen structure.
+* Prediction: the exact MAP vector (Eq. 1) by max-sum over the tree, linear in L; ``predict_proba``
+  gives exact marginals P(y_i = 1 | x); ``joint_log_proba`` gives log P(y | x).
+* Regularisation: ``C="cv"`` picks one C per label from ``Cs`` by ``cv``-fold internal
+  cross-validation of P(y_i | x) (MC paper, section 6.1); the node of label i uses it.
+"""
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from mlbench.errors import ConfigError
+from mlbench.methods.base import MultiLabelClassifier, check_multilabel_Y
+from mlbench.methods.probabilistic._logistic import DEFAULT_CS, check_Cs, choose_C, single_blas_thread
+from mlbench.methods.probabilistic._tree import (
+    best_structure, edge_weights, fit_tree_params, topological_order, tree_loglik, tree_map,
+    tree_marginals)
+from mlbench.methods.registry import register
+
+
+def check_fraction(name, value):
+    if not 0.0 < float(value) < 1.0:
+        raise ConfigError(f"{name} must lie strictly between 0 and 1, got {value!r}")
+
+
+def learn_ctbn(X, Y, weight, Cs, holdout_fraction, rng):
+    """Structure by maximum branching over held-out edge weights, then parameters on all of (X, Y).
+
+    ``weight`` is omega(n) (non-negative, summing to 1); the final fits use omega(n) * N.
+    """
+    parent = best_structure(edge_weights(X, Y, weight, Cs, holdout_fraction, rng))
+    return fit_tree_params(X, Y, parent, weight * len(weight), Cs)
+
+
+class CTBNClassifier(MultiLabelClassifier):
+    """A single CTBN (see module docstring).
+
+    Parameters
+    ----------
+    C : float or "cv"
+        Inverse L2 strength of every node regression, or "cv" for per-label internal CV over ``Cs``.
+    Cs : sequence of float
+        Grid searched when ``C="cv"``.
+    cv : int
+        Folds of that internal cross-validation.
+    holdout_fraction : float
+        Share of the training rows held out to score the candidate edges.
+    random_state : int, RandomState or None
+    """
+
+    def __init__(self, *, C="cv", Cs=DEFAULT_CS, cv=3, holdout_fraction=1 / 3, random_state=None):
+        self.C = C
+        self.Cs = Cs
+        self.cv = cv
+        self.holdout_fraction = holdout_fraction
+        self.random_state = random_state
+
+    @single_blas_thread
+    def fit(self, X, Y, sample_weight=None):
+        X, Y = self._validate_fit(X, Y)
+        check_Cs(self.C, self.Cs)
+        check_fraction("holdout_fraction", self.holdout_fraction)
+        if X.shape[0] < 2:
+            raise ConfigError("sc needs at least 2 training rows")
+        rng = check_random_state(self.random_state)
+        w = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, float)
+        if w.shape != (X.shape[0],) or (w < 0).any() or not w.sum() > 0:
+            raise ConfigError("sample_weight must be one non-negative weight per row, not all zero")
+        self.C_ = choose_C(X, Y, self.C, self.Cs, self.cv, random_state=rng.randint(2**31 - 1))
+        self.tree_ = learn_ctbn(X, Y, w / w.sum(), self.C_, self.holdout_fraction, rng)
+        self.order_ = topological_order(self.tree_.parent)
+        self.fit_info_ = {"parent": self.tree_.parent.tolist(), "C": self.C_.tolist()}
+        return self
+
+    def _inputs(self, X):
+        X = self._validate_predict(X)
+        return self.tree_.inputs(X)
+
+    def predict(self, X):
+        """Exact MAP label vectors (n, L) by max-sum over the tree."""
+        Y, _ = tree_map(self._inputs(X), self.tree_.pcoef, self.tree_.parent, self.order_)
+        return Y.astype(int)
+
+    def predict_proba(self, X):
+        """Exact marginals P(y_i = 1 | x), shape (n, L)."""
+        return tree_marginals(self._inputs(X), self.tree_.pcoef, self.tree_.parent, self.order_)
+
+    def joint_log_proba(self, X, Y):
+        """log P(Y = y | x) per row (Eq. 4)."""
+        check_is_fitted(self)
+        A = self._inputs(X)
+        Y = check_multilabel_Y(Y, A.shape[0])
+        return tree_loglik(A, self.tree_.pcoef, self.tree_.parent, Y)
+
+
+register("sc", CTBNClassifier, family="probabilistic", paper="mc",
+         description="single conditional tree Bayesian network (CTBN), L2 LR nodes, exact MAP")

@@ -1,0 +1,133 @@
+"""Tests of the single CTBN (``sc``): exact MAP, normalisation, structure learning, weights."""
+import itertools
+
+import numpy as np
+import pytest
+
+from mlbench.errors import MlbenchError
+from mlbench.methods import registry
+from mlbench.methods.probabilistic._tree import (
+    CTBN, best_structure, fit_tree_params, topological_order, tree_loglik, tree_map, tree_marginals)
+from mlbench.methods.probabilistic.ctbn import CTBNClassifier
+
+# toy data: 4 labels, label 3 copies label 0 most of the time (a strong dependence to find)
+rng = np.random.RandomState(0)
+X = rng.randn(240, 5)
+Y = (X @ rng.randn(5, 4) + rng.randn(240, 4) > 0).astype(int)
+Y[:, 3] = Y[:, 0] ^ (rng.rand(240) < 0.05)
+ALL4 = np.array(list(itertools.product([0, 1], repeat=4)))
+
+
+def random_tree(L, n, seed):
+    r = np.random.RandomState(seed)
+    parent = np.full(L, -1)
+    order = r.permutation(L)
+    for pos in range(1, L):
+        if r.rand() < 0.8:
+            parent[order[pos]] = order[r.randint(pos)]
+    return r.randn(n, L) * 2, r.randn(L) * 3, parent
+
+
+def brute(A, pcoef, parent):
+    L = A.shape[1]
+    allY = np.array(list(itertools.product([0, 1], repeat=L)))
+    J = np.stack([tree_loglik(A, pcoef, parent, np.tile(y, (len(A), 1))) for y in allY], axis=1)
+    return allY, J
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_max_sum_map_equals_brute_force(seed):
+    A, pcoef, parent = random_tree(5, 30, seed)
+    Ymap, logp = tree_map(A, pcoef, parent)
+    allY, J = brute(A, pcoef, parent)
+    np.testing.assert_array_equal(Ymap, allY[J.argmax(axis=1)])
+    np.testing.assert_allclose(logp, J.max(axis=1), atol=1e-10)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_joint_sums_to_one_and_marginals_exact(seed):
+    A, pcoef, parent = random_tree(5, 20, seed)
+    allY, J = brute(A, pcoef, parent)
+    P = np.exp(J)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-12)
+    np.testing.assert_allclose(tree_marginals(A, pcoef, parent), P @ allY, atol=1e-12)
+
+
+def test_topological_order_and_cycle():
+    order = topological_order(np.array([2, -1, 1, 0]))
+    pos = {v: k for k, v in enumerate(order)}
+    assert pos[1] < pos[2] < pos[0] < pos[3]
+    with pytest.raises(ValueError):
+        topological_order(np.array([1, 0]))
+
+
+def test_best_structure_is_maximum_branching():
+    r = np.random.RandomState(3)
+    L = 4
+    W = -r.rand(L + 1, L) * 10
+    parent = best_structure(W)
+
+    def score(par):
+        return sum(W[p if p >= 0 else L, i] for i, p in enumerate(par))
+
+    best = -np.inf
+    for par in itertools.product(range(-1, L), repeat=L):
+        if any(p == i for i, p in enumerate(par)):
+            continue
+        try:
+            topological_order(np.array(par))
+        except ValueError:
+            continue
+        best = max(best, score(par))
+    assert score(parent) == pytest.approx(best)
+
+
+def test_fitted_sc_map_and_normalisation():
+    m = CTBNClassifier(C=1.0, random_state=0).fit(X, Y)
+    J = np.stack([m.joint_log_proba(X[:20], np.tile(y, (20, 1))) for y in ALL4], axis=1)
+    np.testing.assert_allclose(np.exp(J).sum(axis=1), 1.0, atol=1e-10)
+    np.testing.assert_array_equal(m.predict(X[:20]), ALL4[J.argmax(axis=1)])
+    np.testing.assert_allclose(m.predict_proba(X[:20]), np.exp(J) @ ALL4, atol=1e-10)
+    # the copied label must be linked to its source
+    par = m.tree_.parent
+    assert par[3] == 0 or par[0] == 3
+
+
+def test_same_seed_same_model_and_cv_choice():
+    a = CTBNClassifier(random_state=5).fit(X, Y)
+    b = CTBNClassifier(random_state=5).fit(X, Y)
+    np.testing.assert_array_equal(a.tree_.parent, b.tree_.parent)
+    np.testing.assert_array_equal(a.tree_.coef, b.tree_.coef)
+    assert set(a.C_) <= {0.01, 0.1, 1.0, 10.0, 100.0}
+
+
+def test_zero_instance_weight_equals_dropping_rows():
+    parent = np.array([-1, 0, 0, 0])
+    w = np.ones(len(X))
+    w[::3] = 0.0
+    keep = w > 0
+    Cs = np.ones(4)
+    a = fit_tree_params(X, Y, parent, w, Cs)
+    b = fit_tree_params(X[keep], Y[keep], parent, np.ones(keep.sum()), Cs)
+    np.testing.assert_allclose(a.coef, b.coef, atol=1e-4)
+    np.testing.assert_allclose(a.pcoef, b.pcoef, atol=1e-4)
+
+
+def test_sample_weight_changes_fit_and_constant_label_is_handled():
+    Yc = Y.copy()
+    Yc[:, 2] = 1
+    m = CTBNClassifier(C=1.0, random_state=0).fit(X, Yc, sample_weight=np.linspace(0.1, 2, len(X)))
+    assert (m.predict(X)[:, 2] == 1).all()
+    assert np.isfinite(m.joint_log_proba(X, Yc)).all()
+    assert isinstance(m.tree_, CTBN)
+
+
+@pytest.mark.parametrize("kw", [{"C": -1}, {"C": "auto"}, {"holdout_fraction": 1.5}, {"Cs": []}])
+def test_bad_parameters_raise_mlbench_error(kw):
+    with pytest.raises(MlbenchError):
+        CTBNClassifier(**kw).fit(X, Y)
+
+
+def test_registered():
+    spec = registry.get("sc")
+    assert spec.family == "probabilistic" and spec.paper == "mc"
