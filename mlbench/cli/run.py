@@ -1,0 +1,66 @@
+"""``mlbench run``: parse options, then :func:`mlbench.experiment.runner.run_experiment`."""
+from __future__ import annotations
+
+import click
+
+
+def _names(value):
+    if value is None:
+        return None
+    items = [v.strip() for v in value.split(",") if v.strip()]
+    return items or None
+
+
+@click.command("run")
+@click.option("--protocol", "-p", default="quick", show_default=True,
+              help="Shipped protocol name or a path to a protocol YAML file.")
+@click.option("--methods", "-m", default=None,
+              help="'all' or comma-separated method names [default: the protocol's methods, "
+                   "or every registered method].")
+@click.option("--datasets", "-d", default=None,
+              help="Comma-separated dataset names [default: the protocol's datasets].")
+@click.option("--repeats", "-r", type=int, default=None, help="Override the protocol's repeats.")
+@click.option("--seed", "-s", type=int, default=None, help="Override the protocol's base seed.")
+@click.option("--jobs", "-j", type=int, default=1, show_default=True, help="Cells run in parallel.")
+@click.option("--out", "-o", type=click.Path(dir_okay=False), default=None,
+              help="Results CSV [default: results/<protocol>.csv].")
+@click.option("--timeout", type=float, default=None, help="Seconds per cell before it is stopped.")
+@click.option("--save-predictions", is_flag=True,
+              help="Keep each cell's predictions and scores in <out>.predictions/.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress lines and no summary table.")
+def command(protocol, methods, datasets, repeats, seed, jobs, out, timeout, save_predictions, quiet):
+    """Run the experiment grid (datasets x methods x splits) and append to a results CSV.
+
+    A rerun of the same command skips the cells already done and retries failed ones.
+
+    Example: mlbench run --protocol soshf --methods br-lr,mlknn --datasets emotions,yeast --jobs 2
+    """
+    import os
+
+    from mlbench.errors import ConfigError
+    from mlbench.experiment.progress import Progress
+    from mlbench.experiment.runner import run_experiment
+    from mlbench.experiment.summary import print_summary
+    from mlbench.protocols import load_protocol
+
+    if repeats is not None and repeats < 1:
+        raise ConfigError("--repeats must be at least 1")
+    proto = load_protocol(protocol).with_overrides(repeats=repeats, seed=seed)
+    out = out or os.path.join("results", f"{proto.name}.csv")
+    method_names = _names(methods)
+    if method_names == ["all"]:
+        method_names = "all"
+    progress = None if quiet else (lambda total, skipped, j: Progress(total, skipped, j))
+    report = run_experiment(proto, datasets=_names(datasets), methods=method_names, out=out,
+                            jobs=jobs, timeout=timeout, save_predictions=save_predictions,
+                            progress=progress)
+    for name, why in report.skipped_datasets.items():
+        click.echo(f"skipped dataset {name}: {why}", err=True)
+    if report.skipped_methods:
+        click.echo(f"skipped method(s) not registered yet: {', '.join(report.skipped_methods)}",
+                   err=True)
+    if not quiet:
+        print_summary(report.rows, proto.metrics)
+    failed = sum(v for k, v in report.statuses.items() if k != "ok")
+    click.echo(f"{report.ran} cell(s) run, {report.skipped} already done, {failed} failed; "
+               f"results in {out}", err=True)

@@ -1,0 +1,231 @@
+"""One cell of the grid, as a pure function of its spec: :func:`run_cell` returns a results row.
+
+The cell splits the dataset (recomputing its split from the spec), fits the protocol's
+preprocessing on the training part, builds the estimator with ``registry.make`` and a seed derived
+from the cell's identity, fits it (timed), predicts 0/1 labels and scores (timed together, plus
+``joint_log_proba`` when a measure needs it), and computes every measure of the protocol.  It never
+writes the results file: the driver does.  An exception inside the method becomes a row with status
+``error`` and a one-line error text, so the run goes on.
+
+Validation parts: when the split has one and the estimator's ``fit`` accepts a ``validation``
+keyword, the method is fitted as ``fit(X_train, Y_train, validation=(X_valid, Y_valid))``; otherwise
+it is fitted on the whole training part (train + valid).
+
+Peak memory (``peak_memory_mb``): the growth of the process's peak resident set during the cell.
+On Linux the kernel's peak counter is reset first (``/proc/self/clear_refs``, value 5), so the figure
+is ``VmHWM`` at the end minus ``VmRSS`` at the start; it counts every allocation (NumPy, BLAS, C
+extensions), not only Python objects.  Where that is unavailable, the resident-set growth measured
+by psutil at the end of the cell is used (a lower bound).
+"""
+from __future__ import annotations
+
+import inspect
+import json
+import math
+import os
+import time
+
+import numpy as np
+
+import mlbench
+from mlbench.data.preprocess import Pipeline, take_rows
+from mlbench.data.splits import get_split
+from mlbench.experiment.seeds import derive_seed
+
+#: fixed columns of the results CSV, in order (metric columns follow)
+COLUMNS = ("dataset", "method", "protocol", "split", "repeat", "fold", "seed", "status", "error",
+           "fit_seconds", "predict_seconds", "peak_memory_mb", "n_train", "n_test", "n_features",
+           "n_labels", "params", "extra", "mlbench_version", "dataset_sha256")
+STATUSES = ("ok", "error", "timeout", "lost", "memory")
+
+
+def method_seed(spec):
+    """The ``random_state`` a cell's estimator gets: derived from the cell's identity."""
+    return derive_seed(spec.seed, "method", spec.protocol, spec.dataset, spec.split, spec.method)
+
+
+def base_row(spec, sha256=""):
+    """The identifying part of a row (what a timeout or crash row can still say)."""
+    row = {c: "" for c in COLUMNS}
+    row.update(dataset=spec.dataset, method=spec.method, protocol=spec.protocol, split=spec.split,
+               repeat=spec.repeat, fold="" if spec.fold is None else spec.fold, seed=spec.seed,
+               mlbench_version=mlbench.__version__, dataset_sha256=sha256)
+    row.update({m: math.nan for m in spec.metrics})
+    return row
+
+
+def failure_row(spec, status, error, sha256="", **extra):
+    """A row for a cell that produced no result (``error``, ``timeout``, ``lost`` ...)."""
+    row = base_row(spec, sha256)
+    row.update(status=status, error=one_line(error), **extra)
+    return row
+
+
+def one_line(text, limit=500):
+    """Collapse ``text`` to one line of at most ``limit`` characters."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def describe_exception(exc):
+    return one_line(f"{type(exc).__name__}: {exc}")
+
+
+def _json(value):
+    return json.dumps(value, sort_keys=True, default=_jsonable)
+
+
+def _jsonable(obj):
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return float(obj)
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    return repr(obj)
+
+
+class PeakMemory:
+    """Context manager measuring the peak resident-set growth (MB) of this process; see module doc."""
+
+    def __enter__(self):
+        self.proc = False
+        try:
+            with open("/proc/self/clear_refs", "w") as fh:
+                fh.write("5")
+            self.base = _proc_status()["VmRSS"]
+            self.proc = True
+        except (OSError, KeyError):
+            import psutil
+
+            self.base = psutil.Process().memory_info().rss / 1024
+        return self
+
+    def __exit__(self, *exc):
+        if self.proc:
+            peak = _proc_status().get("VmHWM", self.base)
+        else:
+            import psutil
+
+            peak = psutil.Process().memory_info().rss / 1024
+        self.mb = max(0.0, (peak - self.base) / 1024)
+        return False
+
+
+def _proc_status():
+    out = {}
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "VmHWM"):
+                out[key] = float(value.split()[0])
+    return out
+
+
+def _scores(est, X):
+    """One (n, L) score array from ``predict_proba`` or ``decision_function``, or None."""
+    for name in ("predict_proba", "decision_function"):
+        if hasattr(est, name):
+            s = getattr(est, name)(X)
+            if isinstance(s, list):  # a per-label list of (n, 2) arrays: keep P(label = 1)
+                s = np.column_stack([np.asarray(a)[:, -1] if np.ndim(a) == 2 else a for a in s])
+            return np.asarray(s, dtype=np.float64)
+    return None
+
+
+def _dense(a):
+    return a.toarray() if hasattr(a, "toarray") else np.asarray(a)
+
+
+def run_cell(spec, dataset):
+    """Run one cell on ``dataset`` (the full, unsplit :class:`~mlbench.data.dataset.Dataset`)."""
+    row = base_row(spec, dataset.sha256)
+    extra = {}
+    try:
+        with PeakMemory() as mem:
+            _run(spec, dataset, row, extra)
+        row["peak_memory_mb"] = round(mem.mb, 3)
+        row["status"] = "ok"
+    except Exception as exc:  # the method (or its data) failed: record it and let the run go on
+        row["status"] = "error"
+        row["error"] = describe_exception(exc)
+    row["extra"] = _json(extra)
+    return row
+
+
+def _run(spec, dataset, row, extra):
+    from mlbench.methods import registry
+    from mlbench.metrics import get_measure
+
+    split = get_split(dataset, spec.scheme, protocol=spec.protocol, seed=spec.seed, split=spec.split)
+    pipe = Pipeline(spec.preprocess).fit(take_rows(dataset, split.training_part))
+    test = pipe.transform(take_rows(dataset, split.test))
+    extra["preprocess"] = pipe.info()
+
+    est = registry.make(spec.method_name, random_state=method_seed(spec), **spec.method_params)
+    row["params"] = _json(est.get_params(deep=False))
+    use_valid = split.valid.size > 0 and "validation" in inspect.signature(est.fit).parameters
+    if use_valid:
+        fit_part = pipe.transform(take_rows(dataset, split.train))
+        valid = pipe.transform(take_rows(dataset, split.valid))
+        fit_args, fit_kw = (fit_part.X, fit_part.Y), {"validation": (valid.X, valid.Y)}
+    else:
+        fit_args, fit_kw = (pipe.train_.X, pipe.train_.Y), {}
+    row.update(n_train=pipe.train_.n_instances, n_test=test.n_instances,
+               n_features=test.n_features, n_labels=test.n_labels)
+
+    t0 = time.perf_counter()
+    est.fit(*fit_args, **fit_kw)
+    row["fit_seconds"] = round(time.perf_counter() - t0, 6)
+
+    measures = [get_measure(m) for m in spec.metrics]
+    t0 = time.perf_counter()
+    pred = np.asarray(_dense(est.predict(test.X))).reshape(test.Y.shape).astype(np.int8)
+    scores = _scores(est, test.X)
+    joint = None
+    if any(m.needs == "joint" for m in measures) and hasattr(est, "joint_log_proba"):
+        joint = np.asarray(est.joint_log_proba(test.X, test.Y), dtype=np.float64)
+    row["predict_seconds"] = round(time.perf_counter() - t0, 6)
+
+    inputs = {"predictions": pred, "scores": scores, "joint": joint, "hierarchy": pred}
+    problems = {}
+    for m in measures:
+        value = inputs[m.needs]
+        if value is None:
+            problems[m.name] = f"the method gives no {m.needs}"
+            continue
+        try:
+            ctx = {"hierarchy": test.hierarchy} if m.needs == "hierarchy" else {}
+            row[m.name] = m(test.Y, value, **ctx)
+        except Exception as exc:  # a measure undefined on this output: NaN plus the reason
+            problems[m.name] = describe_exception(exc)
+    if problems:
+        extra["metric_errors"] = problems
+    info = getattr(est, "fit_info_", None)
+    if isinstance(info, dict):
+        extra.update(info)
+    if spec.predictions_dir:
+        save_predictions(spec, test.Y, pred, scores, joint, split.test, pipe.labels_kept_)
+
+
+def predictions_path(spec):
+    """``<predictions dir>/<protocol>__<dataset>__<method>__<split>__s<seed>.npz``."""
+    name = "__".join(str(p) for p in (spec.protocol, spec.dataset, spec.method, spec.split))
+    name = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)
+    return os.path.join(spec.predictions_dir, f"{name}__s{spec.seed}.npz")
+
+
+def save_predictions(spec, Y, pred, scores, joint, test_rows, labels_kept):
+    """Keep what the measures need, so they can be recomputed without refitting (atomic write)."""
+    path = predictions_path(spec)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    arrays = dict(Y_true=Y, predictions=pred, test_rows=np.asarray(test_rows),
+                  labels_kept=np.asarray(labels_kept))
+    if scores is not None:
+        arrays["scores"] = scores
+    if joint is not None:
+        arrays["joint_log_proba"] = joint
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "wb") as fh:
+        np.savez_compressed(fh, **arrays)
+    os.replace(tmp, path)

@@ -1,0 +1,127 @@
+"""Executors: where cells run.  The driver (:mod:`mlbench.experiment.runner`) is the only writer of
+the results file; an executor takes cell specs and yields ``(spec, row)`` as cells finish.
+
+An executor is any object with ``run(cells, get_dataset, on_start, on_tick) -> iterator of
+(spec, row)``: ``get_dataset(name)`` returns the loaded dataset (cached by the driver),
+``on_start(spec)`` is called when a cell begins and ``on_tick()`` now and then while cells run
+(the live display refreshes there).  Rows come from :func:`mlbench.experiment.cell.run_cell` or, for a cell
+that produced nothing, :func:`~mlbench.experiment.cell.failure_row`.
+
+:class:`LocalExecutor` runs each cell in its own forked process, at most ``jobs`` at once.  We do not
+use joblib here: joblib cannot stop one task that overruns its time without tearing down the whole
+pool, while a process per cell can be killed on its own (``--timeout``), and a method that crashes
+the interpreter (a segfault in an extension) costs only its own cell.  Forking is cheap (a few ms),
+and the child inherits the datasets the driver has loaded, so nothing is pickled or reloaded.
+Each worker limits its BLAS/OpenMP threads to cores / jobs so parallel cells do not oversubscribe.
+"""
+from __future__ import annotations
+
+import ctypes
+import multiprocessing as mp
+import os
+import signal
+import time
+from collections import deque
+from multiprocessing.connection import wait
+
+from mlbench.errors import ConfigError
+from mlbench.experiment.cell import describe_exception, failure_row, run_cell
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent():
+    """Linux: have the kernel SIGKILL this worker when the driver dies (no orphan keeps computing)."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+
+
+def _child(spec, dataset, conn, threads):
+    _die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's to handle
+    try:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=threads)
+    except Exception:  # threadpoolctl is optional here: only a performance guard
+        pass
+    try:
+        row = run_cell(spec, dataset)
+    except BaseException as exc:  # noqa: BLE001  (report anything, even SystemExit, as the cell's error)
+        row = failure_row(spec, "error", describe_exception(exc), dataset.sha256)
+    try:
+        conn.send(row)
+    finally:
+        conn.close()
+
+
+class LocalExecutor:
+    """Cells in forked worker processes, ``jobs`` at a time, each stopped after ``timeout`` seconds."""
+
+    def __init__(self, jobs=1, timeout=None, poll=0.25):
+        if int(jobs) < 1:
+            raise ConfigError("--jobs must be at least 1")
+        if timeout is not None and float(timeout) <= 0:
+            raise ConfigError("--timeout must be a positive number of seconds")
+        if "fork" not in mp.get_all_start_methods():
+            raise ConfigError("the local executor needs the 'fork' start method (Linux or macOS)")
+        self.jobs = int(jobs)
+        self.timeout = None if timeout is None else float(timeout)
+        self.poll = poll
+        self.threads = max(1, (os.cpu_count() or 1) // self.jobs)
+        self._ctx = mp.get_context("fork")
+
+    def run(self, cells, get_dataset, on_start=lambda spec: None, on_tick=None):
+        pending = deque(cells)
+        running = {}  # connection -> (process, spec, start time, sha256)
+        try:
+            while pending or running:
+                while pending and len(running) < self.jobs:
+                    spec = pending.popleft()
+                    dataset = get_dataset(spec.dataset)
+                    recv, send = self._ctx.Pipe(duplex=False)
+                    proc = self._ctx.Process(target=_child, args=(spec, dataset, send, self.threads))
+                    proc.start()
+                    send.close()
+                    running[recv] = (proc, spec, time.monotonic(), dataset.sha256)
+                    on_start(spec)
+                timeout = self.poll
+                if self.timeout is not None:
+                    now = time.monotonic()
+                    left = min(start + self.timeout - now for _, _, start, _ in running.values())
+                    timeout = max(0.0, min(timeout, left))
+                ready = wait(list(running), timeout=timeout)
+                if on_tick is not None:
+                    on_tick()
+                for conn in ready:
+                    proc, spec, start, sha = running.pop(conn)
+                    try:
+                        row = conn.recv()
+                    except (EOFError, OSError):
+                        row = None
+                    conn.close()
+                    proc.join()
+                    if row is None:
+                        code = proc.exitcode
+                        why = (f"killed by signal {-code}" if code is not None and code < 0
+                               else f"exit status {code}")
+                        row = failure_row(spec, "error", f"WorkerDied: the worker process ended "
+                                          f"without a result ({why})", sha)
+                    yield spec, row
+                if self.timeout is not None:
+                    now = time.monotonic()
+                    for conn, (proc, spec, start, sha) in list(running.items()):
+                        if now - start >= self.timeout:
+                            proc.kill()
+                            proc.join()
+                            conn.close()
+                            del running[conn]
+                            yield spec, failure_row(
+                                spec, "timeout", f"Timeout: stopped after {self.timeout:g} s", sha)
+        finally:
+            for conn, (proc, *_rest) in running.items():
+                proc.kill()
+                proc.join()
+                conn.close()

@@ -1,0 +1,61 @@
+"""The experiment grid: one :class:`CellSpec` per (dataset, method, split).
+
+A cell is described completely by its spec (plain, picklable data), so any executor (the local
+forked workers, or a distributed one) can run it with :func:`mlbench.experiment.cell.run_cell` and get
+the same row.  ``CellSpec.key`` identifies a cell in the results file: (dataset, method, split,
+protocol, seed).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mlbench.data.splits import SplitScheme
+
+
+@dataclass(frozen=True)
+class CellSpec:
+    protocol: str
+    dataset: str
+    method: str            # the label written in the results (protocol entry id, or the name)
+    method_name: str       # the registered name
+    split: str
+    repeat: int
+    fold: int | None
+    seed: int
+    scheme: SplitScheme
+    method_params: dict = field(default_factory=dict)
+    preprocess: tuple = ()
+    metrics: tuple = ()
+    predictions_dir: str | None = None
+
+    @property
+    def key(self):
+        return key_of(self.dataset, self.method, self.split, self.protocol, self.seed)
+
+    @property
+    def label(self):
+        return f"{self.dataset} {self.method} {self.split}"
+
+
+def key_of(dataset, method, split, protocol, seed):
+    """The resume key of a cell (all strings, as read back from the CSV)."""
+    return (str(dataset), str(method), str(split), str(protocol), str(seed))
+
+
+def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=None):
+    """Cells in (dataset, split, method) order.
+
+    ``methods`` are :class:`~mlbench.protocols.MethodEntry`; ``splits_by_dataset`` maps a dataset
+    name to its :class:`~mlbench.data.splits.Split` list.
+    """
+    cells = []
+    for ds in datasets:
+        for s in splits_by_dataset[ds]:
+            for m in methods:
+                cells.append(CellSpec(
+                    protocol=protocol.name, dataset=ds, method=m.label, method_name=m.name,
+                    split=s.id, repeat=s.repeat, fold=s.fold, seed=protocol.seed,
+                    scheme=protocol.split, method_params=dict(m.params),
+                    preprocess=tuple(protocol.preprocess), metrics=tuple(protocol.metrics),
+                    predictions_dir=predictions_dir))
+    return cells

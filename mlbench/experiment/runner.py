@@ -1,0 +1,157 @@
+"""The driver of ``mlbench run``: build the grid, skip finished cells, run the rest, append rows.
+
+:func:`run_experiment` resolves the protocol's methods and datasets, loads each dataset once
+(``loader``, default :func:`mlbench.data.load_dataset`; injectable for tests), computes and saves its
+splits, builds the grid of cells, drops the cells that already have an ``ok`` row in the results
+file, and hands the rest to an executor (default :class:`~mlbench.experiment.executors.LocalExecutor`).
+It is the only writer of the results file: every row is appended as its cell finishes.
+
+Files beside the results ``OUT.csv``:
+
+* ``OUT.splits/<protocol>-<dataset>-seed<seed>.npz``: every split's ``train``, ``test`` and
+  ``valid`` row indices (see :func:`mlbench.data.splits.load_splits`); the ``split`` column of a row
+  names its split;
+* ``OUT.predictions/<protocol>__<dataset>__<method>__<split>__s<seed>.npz`` with
+  ``--save-predictions``: true labels, 0/1 predictions, scores (and joint log-probabilities), so the
+  measures can be recomputed without refitting;
+* ``OUT.lock``: the lock that keeps two runs from writing the same file.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from mlbench.data.splits import make_splits, save_splits
+from mlbench.errors import ConfigError, DataError
+from mlbench.experiment.grid import build_grid
+from mlbench.experiment.store import ResultsStore
+from mlbench.protocols import MethodEntry
+
+
+@dataclass
+class RunReport:
+    out: str
+    protocol: object
+    cells: list
+    ran: int = 0
+    skipped: int = 0
+    statuses: dict = field(default_factory=dict)
+    skipped_datasets: dict = field(default_factory=dict)
+    skipped_methods: list = field(default_factory=list)
+    rows: list = field(default_factory=list)
+
+
+def resolve_methods(protocol, methods=None):
+    """The method entries to run, plus the protocol's entries that are not registered (skipped).
+
+    ``methods`` None: the protocol's method set (or every registered method if it lists none);
+    ``"all"``: every registered method; a list of names: those (the protocol's parameters apply to
+    a name it lists).  Explicitly named methods must be registered.
+    """
+    from mlbench.methods import registry
+
+    by_label = {e.label: e for e in protocol.methods}
+    if methods is None and protocol.methods:
+        known = {s.name for s in registry.all_methods()}
+        entries = [e for e in protocol.methods if e.name in known]
+        missing = [e.label for e in protocol.methods if e.name not in known]
+    elif methods is None or methods == "all" or methods == ["all"]:
+        entries = [by_label.get(s.name, MethodEntry(s.name)) for s in registry.all_methods()]
+        missing = []
+    else:
+        names = [methods] if isinstance(methods, str) else list(methods)
+        entries, missing = [], []
+        for name in names:
+            entry = by_label.get(name) or MethodEntry(name)
+            registry.get(entry.name)  # unknown -> ConfigError with the closest name
+            if entry.label not in [e.label for e in entries]:
+                entries.append(entry)
+    for e in entries:
+        try:
+            registry.make(e.name, **e.params)
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"method {e.label!r}: bad parameters {e.params} ({exc})") from None
+    if not entries:
+        raise ConfigError(f"no method to run (protocol {protocol.name!r}; see 'mlbench methods')")
+    return entries, missing
+
+
+def _default_loader(name):
+    from mlbench.data import load_dataset
+
+    return load_dataset(name)
+
+
+def splits_path(out, protocol, dataset, seed):
+    return os.path.join(f"{out}.splits", f"{protocol}-{dataset}-seed{seed}.npz")
+
+
+def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeout=None,
+                   save_predictions=False, loader=None, executor=None, progress=None):
+    """Run ``protocol``'s grid and append the rows to ``out``; return a :class:`RunReport`.
+
+    ``progress`` is a callable ``(total, skipped, jobs) -> Progress``-like context manager, or None
+    for silence.  ``datasets`` None means the protocol's datasets; a dataset that cannot be loaded
+    is skipped with its reason when it comes from the protocol's list, and is an error when named.
+    """
+    from mlbench.experiment.executors import LocalExecutor
+
+    protocol.check_names(methods=False)
+    entries, missing = resolve_methods(protocol, methods)
+    named = datasets is not None
+    names = list(datasets) if named else list(protocol.datasets)
+    if not names:
+        raise ConfigError(f"protocol {protocol.name!r} lists no dataset; pass --datasets")
+    loader = loader or _default_loader
+    executor = executor or LocalExecutor(jobs=jobs, timeout=timeout)
+    out = os.fspath(out)
+    report = RunReport(out=out, protocol=protocol, cells=[], skipped_methods=missing)
+
+    loaded, splits = {}, {}
+    for name in dict.fromkeys(names):
+        try:
+            ds = loader(name)
+        except DataError as exc:
+            if named:
+                raise
+            report.skipped_datasets[name] = str(exc)
+            continue
+        loaded[name] = ds
+        splits[name] = make_splits(ds, protocol.split, protocol=protocol.name, seed=protocol.seed)
+    if not loaded:
+        reasons = "; ".join(f"{k}: {v}" for k, v in report.skipped_datasets.items())
+        raise DataError(f"no dataset of protocol {protocol.name!r} could be loaded ({reasons})")
+
+    pred_dir = f"{out}.predictions" if save_predictions else None
+    cells = build_grid(protocol, list(loaded), entries, splits, predictions_dir=pred_dir)
+    report.cells = cells
+    with ResultsStore(out, protocol.metrics) as store:
+        for name, ds in loaded.items():
+            save_splits(splits_path(out, protocol.name, name, protocol.seed), splits[name],
+                        meta={"protocol": protocol.name, "dataset": name, "seed": protocol.seed,
+                              "scheme": protocol.split.__dict__, "dataset_sha256": ds.sha256,
+                              "n_instances": ds.n_instances})
+        done = store.done_keys()
+        todo = [c for c in cells if c.key not in done]
+        report.skipped = len(cells) - len(todo)
+        store.prepare([c.key for c in todo])
+        display = progress(len(todo), report.skipped, jobs) if progress else None
+        if display is not None:
+            display.__enter__()
+        try:
+            for spec, row in executor.run(todo, loaded.__getitem__,
+                                          on_start=display.started if display else (lambda s: None),
+                                          on_tick=display.refresh if display else None):
+                store.append(row)
+                report.ran += 1
+                report.statuses[row["status"]] = report.statuses.get(row["status"], 0) + 1
+                if display is not None:
+                    display.finished(spec, row)
+        finally:
+            if display is not None:
+                display.__exit__(None, None, None)
+        keys = {c.key for c in cells}
+        from mlbench.experiment.store import _row_key
+
+        report.rows = [r for r in store.rows if _row_key(r) in keys]
+    return report

@@ -1,0 +1,173 @@
+"""The results file: a CSV appended one row per finished cell, crash-safe and resumable.
+
+* Each row is one line (error texts are collapsed to one line; JSON has no raw newlines), written
+  with a single ``write`` on a file opened in append mode, then flushed and ``fsync``-ed, so a crash
+  at any moment loses at most the line being written.
+* On opening, a last line without its newline (the run was killed mid-write) is cut off, and lines
+  whose field count does not match the header are dropped.
+* :meth:`ResultsStore.prepare` drops earlier rows of the cells about to run whose status is not
+  ``ok`` (failures are never cached, as in benchopt: a rerun retries them) and duplicate rows, by an
+  atomic rewrite, so the file keeps exactly one row per cell.
+* New metric columns (another protocol writing to the same file) are added by an atomic rewrite
+  with the union of the columns; old rows get empty values there.
+* An exclusive ``flock`` on ``<file>.lock`` refuses a second run on the same file; the kernel
+  releases it when the holder dies, so a crashed run never leaves it stuck.
+"""
+from __future__ import annotations
+
+import csv
+import fcntl
+import io
+import math
+import os
+
+from mlbench.errors import ConfigError
+from mlbench.experiment.cell import COLUMNS
+from mlbench.experiment.grid import key_of
+
+_LOCK_FDS: set[int] = set()
+
+
+def _close_locks_in_child():
+    # a forked worker must not keep the run's lock alive after the driver dies
+    for fd in list(_LOCK_FDS):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    _LOCK_FDS.clear()
+
+
+os.register_at_fork(after_in_child=_close_locks_in_child)
+
+
+def _format(value):
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return "nan" if math.isnan(value) else repr(value)
+    return str(value)
+
+
+def _row_key(row):
+    return key_of(row.get("dataset"), row.get("method"), row.get("split"), row.get("protocol"),
+                  row.get("seed"))
+
+
+class ResultsStore:
+    """Open (and lock) ``path`` for a run writing ``metrics`` columns."""
+
+    def __init__(self, path, metrics=()):
+        self.path = os.fspath(path)
+        self.repaired = 0
+        os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+        self._lock()
+        self.columns, self.rows = self._read()
+        wanted = list(COLUMNS) + [m for m in metrics if m not in COLUMNS]
+        missing = [c for c in wanted if c not in self.columns]
+        if missing or self.repaired:
+            self.columns = list(self.columns) + missing
+            self._rewrite()
+
+    # -- locking --------------------------------------------------------------------------------
+    def _lock(self):
+        fd = os.open(self.path + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise ConfigError(f"another mlbench run is writing {self.path}; wait for it or use "
+                              "another --out") from None
+        self._lock_fd = fd
+        _LOCK_FDS.add(fd)
+
+    def close(self):
+        fd = getattr(self, "_lock_fd", None)
+        if fd is not None:
+            _LOCK_FDS.discard(fd)
+            os.close(fd)
+            self._lock_fd = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # -- reading and repair ---------------------------------------------------------------------------
+    def _read(self):
+        if not os.path.exists(self.path) or os.path.getsize(self.path) == 0:
+            return [], []
+        with open(self.path, "rb") as fh:
+            data = fh.read()
+        if not data.endswith(b"\n"):
+            # killed mid-write: the last line is incomplete; cut it off
+            cut = data.rfind(b"\n") + 1
+            self.repaired += 1
+            data = data[:cut]
+        text = data.decode("utf-8", errors="replace")
+        reader = csv.reader(io.StringIO(text))
+        try:
+            header = next(reader)
+        except StopIteration:
+            return [], []
+        rows = []
+        for fields in reader:
+            if len(fields) != len(header):
+                self.repaired += 1
+                continue
+            rows.append(dict(zip(header, fields)))
+        if not set(("dataset", "method", "split", "protocol", "seed", "status")) <= set(header):
+            raise ConfigError(f"{self.path} is not an mlbench results file (no key columns)")
+        return header, rows
+
+    def _rewrite(self):
+        tmp = f"{self.path}.tmp{os.getpid()}"
+        with open(tmp, "w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh, lineterminator="\n")
+            w.writerow(self.columns)
+            for row in self.rows:
+                w.writerow([_format(row.get(c, "")) for c in self.columns])
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.path)
+
+    # -- the resume logic -------------------------------------------------------------------------------
+    def done_keys(self):
+        """Keys of cells with a row of status ``ok``."""
+        return {_row_key(r) for r in self.rows if r.get("status") == "ok"}
+
+    def prepare(self, keys_to_run):
+        """Drop rows of the cells in ``keys_to_run`` (earlier failures) and duplicate rows."""
+        keys_to_run = set(keys_to_run)
+        seen, kept = set(), []
+        for row in reversed(self.rows):  # keep the last ok row of a key
+            k = _row_key(row)
+            if k in keys_to_run or k in seen:
+                continue
+            seen.add(k)
+            kept.append(row)
+        kept.reverse()
+        if len(kept) != len(self.rows):
+            self.rows = kept
+            self._rewrite()
+
+    # -- appending ------------------------------------------------------------------------------------------
+    def append(self, row):
+        """Write ``row`` as one line (the header first if the file is empty), flush and fsync."""
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        new = not os.path.exists(self.path) or os.path.getsize(self.path) == 0
+        if new:
+            w.writerow(self.columns)
+        w.writerow([_format(row.get(c, "")) for c in self.columns])
+        data = buf.getvalue().encode("utf-8")
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            written = 0
+            while written < len(data):
+                written += os.write(fd, data[written:])
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        self.rows.append({c: _format(row.get(c, "")) for c in self.columns})
