@@ -101,13 +101,16 @@ class MixtureCTBNClassifier(MultiLabelClassifier):
     em_max_iter, em_tol : int, float
         EM stops after ``em_max_iter`` rounds or when the mean log-likelihood gains less than ``em_tol``.
     anneal_iter, anneal_t0, anneal_t_end : int, float, float
-        Simulated-annealing steps (150 in the paper) and the cooling schedule's end points.
+        Simulated-annealing steps (150 in the paper) and the cooling schedule's end points (in
+        units of log-probability).  The best vector visited is kept, so a hot start only adds
+        exploration: from an all-zero start on random 5-label, 3-tree mixtures t0 = 5 reached the
+        exact MAP for about 95% of rows against 85% for t0 = 1 (tests/methods/test_mc.py).
     random_state : int, RandomState or None
     """
 
     def __init__(self, *, C="cv", Cs=DEFAULT_CS, cv=3, holdout_fraction=1 / 3,
                  validation_fraction=0.2, max_components=10, em_max_iter=20, em_tol=1e-4,
-                 anneal_iter=150, anneal_t0=1.0, anneal_t_end=0.01, random_state=None):
+                 anneal_iter=150, anneal_t0=5.0, anneal_t_end=0.01, random_state=None):
         self.C = C
         self.Cs = Cs
         self.cv = cv
