@@ -1,0 +1,187 @@
+"""Probabilistic classifier chains (PCC) and their ensemble (EPCC), with exact inference.
+
+Dembczynski, Cheng & Huellermeier, "Bayes optimal multilabel classification via probabilistic
+classifier chains" (ICML 2010).  A chain with order (o_1, ..., o_L) factorises the joint conditional
+by the product rule (MC paper, Eq. 2):
+
+    P(y | x) = prod_j P(y_{o_j} | x, y_{o_1}, ..., y_{o_{j-1}}),
+
+each factor an L2 logistic regression fitted on the true previous labels.  Unlike a classifier
+chain's greedy pass, PCC predicts the joint mode (Eq. 1, Bayes optimal for subset 0/1 loss) by
+enumerating all 2^L label vectors, so it refuses more than ``max_labels`` labels (default 15:
+32768 vectors per row).  ``predict_proba`` gives the exact marginals; ``joint_log_proba`` log P(y|x).
+
+EPCC averages the joint distributions of ``n_estimators`` PCCs (10 in the MC paper), each with a
+random label order and, like ECC (Read et al. 2011), a bootstrap sample of the training rows; its
+prediction is the mode of the averaged joint, its ``joint_log_proba`` the log of that average.
+
+Regularisation: ``C="cv"`` chooses each label's C by internal cross-validation of P(y_i | x)
+(see :func:`mlbench.methods.probabilistic._logistic.choose_C`), as the MC paper does.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import logsumexp
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from mlbench.errors import ConfigError
+from mlbench.methods.base import MultiLabelClassifier, check_multilabel_Y
+from mlbench.methods.probabilistic._logistic import (DEFAULT_CS, bernoulli_loglik, check_Cs, choose_C,
+                                                     fit_logistic, hstack, single_blas_thread)
+from mlbench.methods.registry import register
+
+#: (rows x label vectors x labels) floats evaluated at once during enumeration
+_CHUNK = 4_000_000
+
+
+def all_label_vectors(L):
+    """Every 0/1 vector of length L, shape (2^L, L), in binary counting order (label 0 the top bit)."""
+    codes = np.arange(2 ** L)
+    return ((codes[:, None] >> np.arange(L - 1, -1, -1)) & 1).astype(np.int8)
+
+
+class _Chain:
+    """One fitted probabilistic chain, in chain positions: ``coef`` (L, m), ``intercept`` (L,),
+    ``lcoef`` (L, L) strictly lower-triangular weights on the previous positions' labels."""
+
+    def __init__(self, order, coef, intercept, lcoef):
+        self.order, self.coef, self.intercept, self.lcoef = order, coef, intercept, lcoef
+
+    @classmethod
+    def fit(cls, X, Y, order, Cs, sample_weight=None):
+        L, m = Y.shape[1], X.shape[1]
+        Yo = Y[:, order].astype(np.float64)
+        coef, intercept, lcoef = np.zeros((L, m)), np.zeros(L), np.zeros((L, L))
+        for j in range(L):
+            w, intercept[j] = fit_logistic(hstack(X, Yo[:, :j]), Yo[:, j], sample_weight, Cs[order[j]])
+            coef[j], lcoef[j, :j] = w[:m], w[m:]
+        return cls(order, coef, intercept, lcoef)
+
+    def loglik(self, X, Y):
+        """log P(y | x) of given label vectors (label order)."""
+        Yo = np.asarray(Y)[:, self.order]
+        logit = np.asarray(X @ self.coef.T) + self.intercept + Yo @ self.lcoef.T
+        return bernoulli_loglik(logit, Yo).sum(axis=1)
+
+    def joint_all(self, X, allY):
+        """log P(y | x) for every row and every vector of ``allY`` (label order), shape (n, V)."""
+        A = np.asarray(X @ self.coef.T) + self.intercept           # (n, L)
+        Yo = allY[:, self.order]                                    # (V, L) in chain positions
+        B = Yo @ self.lcoef.T                                       # (V, L): previous-label terms
+        n, (V, L) = A.shape[0], Yo.shape
+        out = np.empty((n, V))
+        step = max(1, _CHUNK // (V * L))
+        for s in range(0, n, step):
+            logit = A[s:s + step, None, :] + B[None, :, :]
+            out[s:s + step] = bernoulli_loglik(logit, Yo[None, :, :]).sum(axis=2)
+        return out
+
+
+class ProbabilisticClassifierChain(MultiLabelClassifier):
+    """PCC (see module docstring).
+
+    Parameters
+    ----------
+    C, Cs, cv : inverse L2 strength (or "cv": per-label internal CV over ``Cs`` with ``cv`` folds).
+    order : "label", "random" or a permutation of the labels.
+    max_labels : int
+        Refuse data with more labels than this (exact inference enumerates 2^L vectors).
+    random_state : int, RandomState or None
+    """
+
+    def __init__(self, *, C="cv", Cs=DEFAULT_CS, cv=3, order="label", max_labels=15, random_state=None):
+        self.C = C
+        self.Cs = Cs
+        self.cv = cv
+        self.order = order
+        self.max_labels = max_labels
+        self.random_state = random_state
+
+    def _check(self, L):
+        check_Cs(self.C, self.Cs)
+        if L > int(self.max_labels):
+            raise ConfigError(f"{type(self).__name__} enumerates all 2^L label vectors and refuses "
+                              f"L = {L} > max_labels = {self.max_labels} (raise max_labels to force it)")
+
+    def _order(self, L, rng):
+        if isinstance(self.order, str):
+            if self.order == "label":
+                return np.arange(L)
+            if self.order == "random":
+                return rng.permutation(L)
+            raise ConfigError(f"order must be 'label', 'random' or a permutation, got {self.order!r}")
+        order = np.asarray(self.order, dtype=int)
+        if order.shape != (L,) or not np.array_equal(np.sort(order), np.arange(L)):
+            raise ConfigError(f"order must be a permutation of 0..{L - 1}, got {self.order!r}")
+        return order
+
+    @single_blas_thread
+    def fit(self, X, Y):
+        X, Y = self._validate_fit(X, Y)
+        self._check(Y.shape[1])
+        rng = check_random_state(self.random_state)
+        self.C_ = choose_C(X, Y, self.C, self.Cs, self.cv, random_state=rng.randint(2**31 - 1))
+        self.chains_ = [_Chain.fit(X, Y, self._order(Y.shape[1], rng), self.C_)]
+        self.fit_info_ = {"C": self.C_.tolist()}
+        return self
+
+    def _joint_all(self, X):
+        """(n, 2^L) log P(y | x) of every label vector (mixture of the chains with equal weights)."""
+        X = self._validate_predict(X)
+        allY = all_label_vectors(self.n_labels_)
+        J = np.stack([c.joint_all(X, allY) for c in self.chains_])
+        return logsumexp(J, axis=0) - np.log(len(self.chains_)), allY
+
+    def predict(self, X):
+        """The joint mode argmax_y P(y | x), found by enumeration."""
+        J, allY = self._joint_all(X)
+        return allY[J.argmax(axis=1)].astype(int)
+
+    def predict_proba(self, X):
+        """Exact marginals P(y_i = 1 | x), shape (n, L)."""
+        J, allY = self._joint_all(X)
+        return np.exp(J - logsumexp(J, axis=1, keepdims=True)) @ allY
+
+    def joint_log_proba(self, X, Y):
+        """log P(Y = y | x) per row."""
+        check_is_fitted(self)
+        X = self._validate_predict(X)
+        Y = check_multilabel_Y(Y, X.shape[0])
+        J = np.stack([c.loglik(X, Y) for c in self.chains_])
+        return logsumexp(J, axis=0) - np.log(len(self.chains_))
+
+
+class EnsembleProbabilisticClassifierChains(ProbabilisticClassifierChain):
+    """EPCC: the equal-weight mixture of ``n_estimators`` PCCs with random orders (and bootstrap samples)."""
+
+    def __init__(self, *, n_estimators=10, bootstrap=True, C="cv", Cs=DEFAULT_CS, cv=3,
+                 max_labels=15, random_state=None):
+        self.n_estimators = n_estimators
+        self.bootstrap = bootstrap
+        super().__init__(C=C, Cs=Cs, cv=cv, order="random", max_labels=max_labels,
+                         random_state=random_state)
+
+    @single_blas_thread
+    def fit(self, X, Y):
+        X, Y = self._validate_fit(X, Y)
+        self._check(Y.shape[1])
+        if int(self.n_estimators) < 1:
+            raise ConfigError(f"n_estimators must be a positive integer, got {self.n_estimators!r}")
+        rng = check_random_state(self.random_state)
+        self.C_ = choose_C(X, Y, self.C, self.Cs, self.cv, random_state=rng.randint(2**31 - 1))
+        n, L = Y.shape
+        self.chains_ = []
+        for _ in range(int(self.n_estimators)):
+            order = rng.permutation(L)
+            rows = rng.randint(n, size=n) if self.bootstrap else np.arange(n)
+            self.chains_.append(_Chain.fit(X[rows], Y[rows], order, self.C_))
+        self.fit_info_ = {"C": self.C_.tolist(), "orders": [c.order.tolist() for c in self.chains_]}
+        return self
+
+
+register("pcc", ProbabilisticClassifierChain, family="transformation", paper="mc",
+         description="probabilistic classifier chain, L2 LR, exact joint-mode inference over 2^L vectors")
+register("epcc", EnsembleProbabilisticClassifierChains, family="transformation", paper="mc",
+         params={"n_estimators": 10},
+         description="ensemble of 10 PCCs (random orders, bootstrap), mode of the averaged joint")
