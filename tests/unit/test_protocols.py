@@ -1,0 +1,95 @@
+import pytest
+import yaml
+
+from mlbench.errors import ConfigError
+from mlbench.protocols import load_protocol, parse_protocol, protocol_names
+
+SHIPPED = ["hiercost", "imtsl", "mc", "mldf", "quick", "soshf"]
+
+
+def test_every_shipped_protocol_loads_and_names_known_metrics():
+    assert set(SHIPPED) <= set(protocol_names())
+    for name in SHIPPED:
+        p = load_protocol(name)
+        assert p.name == name and p.metrics
+        p.check_names(methods=False)  # every metric is a registered measure
+
+
+def test_protocols_follow_their_papers():
+    soshf = load_protocol("soshf")
+    assert (soshf.split.scheme, soshf.split.train_fraction, soshf.split.repeats) == ("holdout", 0.5, 8)
+    assert soshf.metrics == ("macro_f1", "macro_auc")
+    steps = [s if isinstance(s, str) else s["step"] for s in soshf.preprocess]
+    assert steps.index("drop_rare_binary_features") < steps.index("standardize")
+    assert "drop_imbalanced_labels" in steps and "min_feature_frequency" in steps
+    mldf = load_protocol("mldf")
+    assert mldf.split.repeats == 10 and len(mldf.metrics) == 6 and "coverage_normalized" in mldf.metrics
+    mc = load_protocol("mc")
+    assert (mc.split.scheme, mc.split.folds) == ("kfold", 10)
+    assert set(mc.metrics) == {"exact_match", "cll_loss", "micro_f1", "macro_f1"}
+    imtsl = load_protocol("imtsl")
+    assert imtsl.split.repeats == 10 and imtsl.split.validation_fraction == 0.2
+    assert "standardize" in imtsl.preprocess
+    hc = load_protocol("hiercost")
+    assert hc.split.scheme == "given" and hc.split.validation_fraction > 0
+    quick = load_protocol("quick")
+    assert (quick.split.repeats, quick.split.train_fraction, quick.datasets) == (3, 0.5, ("emotions",))
+
+
+def _base(**changes):
+    data = {"name": "t", "split": {"scheme": "holdout", "repeats": 2}, "metrics": ["macro_f1"]}
+    data.update(changes)
+    return data
+
+
+def test_unknown_keys_and_values_are_config_errors():
+    with pytest.raises(ConfigError, match="did you mean 'metrics'"):
+        parse_protocol(_base(metric=["x"]))
+    with pytest.raises(ConfigError, match="unknown split key"):
+        parse_protocol(_base(split={"scheme": "holdout", "repeat": 3}))
+    with pytest.raises(ConfigError, match="unknown scheme"):
+        parse_protocol(_base(split={"scheme": "loo"}))
+    with pytest.raises(ConfigError, match="bad split value"):
+        parse_protocol(_base(split={"scheme": "holdout", "repeats": "many"}))
+    with pytest.raises(ConfigError, match="unknown preprocessing step"):
+        parse_protocol(_base(preprocess=["normalise_everything"]))
+    with pytest.raises(ConfigError, match="unknown paper"):
+        parse_protocol(_base(paper="nobody"))
+    with pytest.raises(ConfigError, match="missing key"):
+        parse_protocol({"name": "t", "metrics": ["macro_f1"]})
+    with pytest.raises(ConfigError, match="listed twice"):
+        parse_protocol(_base(methods=["cc", {"name": "cc", "params": {}}]))
+    with pytest.raises(ConfigError, match="unknown key"):
+        parse_protocol(_base(methods=[{"name": "cc", "param": {}}]))
+    with pytest.raises(ConfigError, match="control"):
+        parse_protocol(_base(methods=["cc"], control="ecc"))
+
+
+def test_method_entries_with_params_and_ids():
+    p = parse_protocol(_base(methods=["cc", {"name": "ecc", "params": {"n_estimators": 5}, "id": "ecc-5"}]))
+    assert [e.label for e in p.methods] == ["cc", "ecc-5"]
+    assert p.methods[1].params == {"n_estimators": 5} and p.methods[1].name == "ecc"
+
+
+def test_load_from_path_and_errors(tmp_path):
+    path = tmp_path / "mine.yaml"
+    path.write_text(yaml.safe_dump(_base(seed=7)))
+    p = load_protocol(str(path))
+    assert p.seed == 7 and p.path == str(path)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: [unclosed\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_protocol(str(bad))
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_protocol(str(tmp_path / "missing.yaml"))
+    with pytest.raises(ConfigError, match="did you mean 'soshf'"):
+        load_protocol("soshg")
+
+
+def test_overrides_and_unknown_metric():
+    p = load_protocol("quick").with_overrides(repeats=5, seed=3)
+    assert p.split.repeats == 5 and p.seed == 3
+    with pytest.raises(ConfigError):
+        load_protocol("quick").with_overrides(repeats=0)
+    with pytest.raises(ConfigError, match="unknown metric"):
+        parse_protocol(_base(metrics=["macro_f2"])).check_names(methods=False)
