@@ -1,0 +1,115 @@
+"""MLDF: feature reuse (Algorithm 1), threshold (Algorithm 2), layer growth (Algorithm 3)."""
+import numpy as np
+import pytest
+from sklearn.datasets import make_multilabel_classification
+
+from mlbench.errors import ConfigError
+from mlbench.methods import registry
+from mlbench.methods.trees.mldf import MLDF, reuse
+from mlbench.methods.trees.mldf_measures import aggregate, is_better, per_unit, worse_mask
+from mlbench.metrics import get_measure
+
+X, Y = make_multilabel_classification(n_samples=90, n_features=8, n_classes=5, n_labels=2,
+                                      random_state=1)
+SMALL = dict(n_estimators_start=4, n_estimators_step=2, n_estimators_max=8, n_folds=3)
+
+
+def test_reuse_replaces_columns_or_rows_below_threshold():
+    H = np.full((3, 2), 0.9)
+    G_prev = np.zeros((3, 2))
+    log_alpha = np.log([0.1, 0.8])
+    G = reuse(H, G_prev, log_alpha, np.log(0.5), "macro_auc")  # label-based: columns
+    np.testing.assert_array_equal(G[:, 0], 0.0)
+    np.testing.assert_array_equal(G[:, 1], 0.9)
+    G = reuse(H, G_prev, np.log([0.1, 0.8, 0.2]), np.log(0.5), "ranking_loss")  # rows
+    np.testing.assert_array_equal(G[[0, 2]], 0.0)
+    np.testing.assert_array_equal(G[1], 0.9)
+    # theta = 0 (log -inf): nothing reused
+    np.testing.assert_array_equal(reuse(H, G_prev, log_alpha, -np.inf, "macro_auc"), H)
+
+
+@pytest.mark.parametrize("measure,metric", [("hamming_loss", "hamming_loss"),
+                                            ("one_error", "one_error"),
+                                            ("coverage", "coverage_normalized"),
+                                            ("ranking_loss", "ranking_loss"),
+                                            ("average_precision", "average_precision"),
+                                            ("macro_auc", "macro_auc")])
+def test_training_measure_agrees_with_mlbench_metrics(measure, metric):
+    F = np.random.default_rng(0).random(Y.shape)
+    m = get_measure(metric)
+    inputs = (F >= 0.5).astype(int) if m.needs == "predictions" else F
+    assert aggregate(per_unit(F, Y, measure)) == pytest.approx(m(Y, inputs))
+
+
+def test_direction_helpers():
+    assert is_better(0.1, 0.2, "ranking_loss") and not is_better(0.1, 0.2, "macro_auc")
+    assert is_better(0.3, np.nan, "macro_auc") and not is_better(np.nan, 0.3, "macro_auc")
+    np.testing.assert_array_equal(worse_mask([0.5, 0.1, np.nan], [0.2, 0.2, 0.1], "coverage"),
+                                  [True, False, False])
+
+
+@pytest.mark.parametrize("name", ["mldf-hl", "mldf-oe", "mldf-cov", "mldf-rl", "mldf-ap",
+                                  "mldf-auc", "mldf-c45"])
+def test_variants_fit_grow_and_keep_best_layer(name):
+    est = registry.make(name, random_state=0, max_layers=6, **SMALL).fit(X, Y)
+    P = est.predict_proba(X)
+    assert P.shape == Y.shape and P.min() >= 0 and P.max() <= 1
+    info = est.fit_info_
+    L, grown = info["layers"], info["layers_grown"]
+    assert len(est.layers_) == L and 1 <= L <= grown <= 6
+    assert grown == 6 or grown - L == 3          # stopped by T or by the patience of 3 layers
+    perf = est.train_measure_
+    best = np.nanmax(perf) if est.measure_ in ("macro_auc", "average_precision") else np.nanmin(perf)
+    assert perf[L - 1] == best and np.flatnonzero(perf == best)[0] == L - 1
+    # theta_1 = theta_2 = 0: no reuse in the first two layers
+    assert all(layer["log_threshold"] == -np.inf for layer in est.layers_[:2])
+
+
+def test_same_seed_same_numbers_and_seed_matters():
+    a = MLDF(measure="ranking_loss", random_state=5, max_layers=3, **SMALL).fit(X, Y)
+    b = MLDF(measure="ranking_loss", random_state=5, max_layers=3, **SMALL).fit(X, Y)
+    c = MLDF(measure="ranking_loss", random_state=6, max_layers=3, **SMALL).fit(X, Y)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    assert not np.array_equal(a.predict_proba(X), c.predict_proba(X))
+
+
+def test_feature_reuse_sets_thresholds_only_when_enabled():
+    on = MLDF(measure="ranking_loss", random_state=0, max_layers=5, patience=5, **SMALL).fit(X, Y)
+    off = MLDF(measure="ranking_loss", random_state=0, max_layers=5, patience=5,
+               feature_reuse=False, **SMALL).fit(X, Y)
+    assert any(np.isfinite(layer["log_threshold"]) for layer in on.layers_[2:])
+    assert all(layer["log_threshold"] == -np.inf for layer in off.layers_)
+
+
+def test_prediction_applies_the_learnt_reuse():
+    est = MLDF(measure="average_precision", random_state=0, max_layers=5, patience=5,
+               **SMALL).fit(X, Y)
+    assert len(est.layers_) >= 3
+    # a threshold above every confidence makes layer 3 hand every row of G^2 through
+    est.layers_[2]["log_threshold"] = 0.0 + 1e-9
+    del est.layers_[3:]
+    two = MLDF(measure="average_precision", random_state=0, max_layers=5, patience=5, **SMALL)
+    two = two.fit(X, Y)
+    del two.layers_[2:]
+    np.testing.assert_allclose(est.predict_proba(X), two.predict_proba(X))
+
+
+def test_layer_sizes_follow_the_paper():
+    est = MLDF()
+    assert [est._layer_size(t) for t in (1, 2, 3, 4, 5)] == [(40, 3), (60, 6), (80, 9),
+                                                             (100, 12), (100, 15)]
+
+
+def test_bad_parameters_are_config_errors():
+    with pytest.raises(ConfigError):
+        MLDF(measure="f1").fit(X, Y)
+    with pytest.raises(ConfigError):
+        MLDF(block="svm").fit(X, Y)
+    with pytest.raises(ConfigError):
+        MLDF(n_folds=1).fit(X, Y)
+
+
+def test_sparse_input():
+    import scipy.sparse as sp
+    est = MLDF(random_state=0, max_layers=2, **SMALL).fit(sp.csr_matrix(X), Y)
+    np.testing.assert_allclose(est.predict_proba(sp.csr_matrix(X)), est.predict_proba(X))
