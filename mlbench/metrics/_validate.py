@@ -43,7 +43,7 @@ def check_binary(A, what="Y_true", shape=None):
         bad = ~((A == 0) | (A == 1))
         if bad.any():
             row = _first_bad_row(bad)
-            value = A[row][bad[row]][0]
+            value = A[row][bad[row]][0].item()
             raise MetricInputError(f"{what} row {row}: value {value!r} is not 0 or 1")
     return np.ascontiguousarray(A, dtype=np.int8)
 
@@ -83,6 +83,6 @@ def check_joint(J, n):
     if too_big.any():
         row = _first_bad_row(too_big)
         raise MetricInputError(
-            f"joint log-probabilities row {row}: {J[row]!r} > 0 is not a log-probability"
+            f"joint log-probabilities row {row}: {J[row].item()!r} > 0 is not a log-probability"
         )
     return np.minimum(J, 0.0)

@@ -16,6 +16,14 @@ from mlbench.metrics._validate import check_binary, check_joint, check_scores
 from mlbench.metrics.base import MEASURES, get_measure
 
 
+_NEEDS_TEXT = {
+    "predictions": "predictions or scores",
+    "scores": "scores",
+    "joint": "joint log-probabilities",
+    "hierarchy": "predictions and the dataset's hierarchy",
+}
+
+
 def default_measures(available):
     """Names of the registered measures whose needs are in ``available``, in registration order.
 
@@ -51,10 +59,8 @@ def evaluate(Y_true, predictions=None, scores=None, joint_log_proba=None, measur
     selected = [get_measure(name) for name in measures]
     for measure in selected:
         if measure.needs not in available:
-            what = "predictions or scores" if measure.needs == "predictions" else measure.needs
-            if measure.needs == "hierarchy":
-                what = "predictions and the dataset's hierarchy"
-            raise ConfigError(f"metric {measure.name!r} needs {what}, which were not given")
+            needs = _NEEDS_TEXT[measure.needs]
+            raise ConfigError(f"metric {measure.name!r} needs {needs}, which were not given")
     shared = None
     if any(m.func in _ranking.SHARED_STATS for m in selected):
         shared = _ranking.ranking_stats(Y, S)
