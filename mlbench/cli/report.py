@@ -1,0 +1,46 @@
+"""``mlbench report``: paper-style tables, significance tests and CD diagrams from results CSVs."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from mlbench.report.formats import FORMATS
+from mlbench.report.styles import STYLES
+
+STATS_CHOICES = ("friedman", "wilcoxon", "ttest", "corrected-ttest", "bayes", "all")
+
+
+@click.command("report")
+@click.argument("results", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--metric", "metrics", multiple=True, help="Metric column (repeatable; default: the protocol's).")
+@click.option("--stats", "stats", multiple=True, type=click.Choice(STATS_CHOICES),
+              help="Statistics to report (repeatable; default: the protocol's).")
+@click.option("--control", default=None, help="Control method (default: the protocol's proposed method).")
+@click.option("--alpha", default=0.05, show_default=True, type=float, help="Significance level.")
+@click.option("--style", type=click.Choice(STYLES), default=None, help="Table layout (default: the protocol's).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="terminal", show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write to FILE instead of stdout.")
+@click.option("--cd-diagram", type=click.Path(dir_okay=False), default=None,
+              help="Draw a critical-difference diagram (FILE.png or FILE.svg; one per metric).")
+@click.option("--cd-test", type=click.Choice(["nemenyi", "bonferroni-dunn"]), default="nemenyi",
+              show_default=True, help="Post-hoc test of the CD diagram.")
+@click.option("--protocol", default=None, help="Use only rows of this protocol (when files mix several).")
+@click.option("--rope", default=None, type=float, help="Half-width of the rope of --stats bayes (default 0.01).")
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed of --stats bayes sampling.")
+def command(results, metrics, stats, control, alpha, style, fmt, out, cd_diagram, cd_test, protocol, rope, seed):
+    """Tables and tests from one or more RESULTS CSVs (merged, e.g. one per dataset)."""
+    from mlbench.report.build import make_report
+
+    colour = fmt == "terminal" and out is None and sys.stdout.isatty()
+    text, _, diagrams = make_report(list(results), metrics=metrics, stats=stats, control=control, alpha=alpha,
+                                    style=style, fmt=fmt, protocol=protocol, cd_diagram=cd_diagram,
+                                    cd_test=cd_test, rope=rope, seed=seed, colour=colour)
+    if out:
+        with open(out, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        click.echo(f"wrote {out}", err=True)
+    else:
+        click.echo(text, nl=False)
+    for path in diagrams:
+        click.echo(f"wrote {path}", err=True)

@@ -1,0 +1,341 @@
+"""Everything a report shows, computed once from merged results.
+
+:func:`analyse` turns :class:`~mlbench.report.results.Results` into an :class:`Analysis`: per metric,
+the cell means and stds, the tests over datasets on the complete block (datasets where every method
+has a value; the datasets used and left out are recorded), the per-dataset tests across splits of the
+control against every other method, and RP.  Styles only lay these numbers out; ``json`` dumps them.
+
+Conventions
+* Post-hoc tests are read only when the Friedman (Iman-Davenport) test rejects at ``alpha``, as Demšar
+  (2006) prescribes; their numbers are kept either way.
+* ``control_better`` / ``control_worse`` markers mean a significant difference in that direction.
+* The per-dataset test is the paired t-test unless ``corrected-ttest`` is requested; the report names
+  the test it used.  A dataset where the control and a method share fewer than two splits gets no test
+  (``n/a``) and counts as neither win, tie nor loss; it is listed in the notes.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from mlbench.errors import ConfigError, MlbenchError
+from mlbench.stats import (
+    bayesian_signed_rank,
+    corrected_resampled_ttest,
+    critical_difference,
+    friedman_from_ranks,
+    mean_ranks_vs_control,
+    nemenyi,
+    paired_ttest,
+    rank_scores,
+    relative_performance,
+    rp_from_ranks,
+    wilcoxon_vs_control,
+)
+from mlbench.stats.bayes import DEFAULT_ROPE
+
+#: the statistics ``--stats`` accepts
+STATS = ("friedman", "wilcoxon", "ttest", "corrected-ttest", "bayes")
+#: tests over datasets (need at least two complete datasets)
+OVER_DATASETS = ("friedman", "wilcoxon", "bayes")
+#: protocol spellings that map onto ours
+ALIASES = {"bonferroni_dunn": "friedman", "bonferroni-dunn": "friedman", "nemenyi": "friedman",
+           "holm": "friedman", "corrected_ttest": "corrected-ttest", "paired_ttest": "ttest",
+           "t-test": "ttest", "wilcoxon_holm": "wilcoxon"}
+
+
+def normalize_stats(names, *, strict):
+    """Map stat names onto :data:`STATS`; ``all`` expands.  Unknown names raise when ``strict``,
+    otherwise they come back in the second list (a protocol may name tests a CSV cannot support)."""
+    out, unknown = [], []
+    for name in names:
+        name = ALIASES.get(name, name)
+        if name == "all":
+            out.extend(STATS)
+        elif name in STATS:
+            out.append(name)
+        elif strict:
+            close = difflib.get_close_matches(name, STATS + ("all",), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise ConfigError(f"unknown statistic {name!r}{hint}")
+        else:
+            unknown.append(name)
+    return list(dict.fromkeys(out)), unknown
+
+
+@dataclass
+class MetricAnalysis:
+    """The numbers of one metric."""
+
+    metric: str
+    display: str
+    greater_is_better: bool
+    datasets: list
+    methods: list
+    mean: pd.DataFrame            # dataset x method
+    std: pd.DataFrame
+    n: pd.DataFrame               # splits per cell
+    ranks: pd.DataFrame           # dataset x method, per-dataset ranks (complete datasets only)
+    used_datasets: list           # the complete block of the tests over datasets
+    left_out: list                # datasets left out of it
+    block_methods: list = None    # methods of the tests over datasets (indices below refer to it)
+    friedman: object = None       # indices of the following refer to block_methods
+    nemenyi: object = None
+    vs_control: object = None     # mean-ranks Bonferroni-Dunn / Holm
+    wilcoxon: object = None
+    bayes: dict = field(default_factory=dict)
+    per_dataset: dict = field(default_factory=dict)  # (dataset, method) -> TTestResult
+    wtl: dict = field(default_factory=dict)          # method -> [win, tie, loss] of the control
+    rp_mean: pd.Series = None
+    rp_std: pd.Series = None
+    rp: pd.DataFrame = None
+    notes: list = field(default_factory=list)
+
+    @property
+    def friedman_rejects(self):
+        return self.friedman is not None and self.friedman.p_f < self.alpha
+
+    alpha: float = 0.05
+
+    def best_in(self, values, axis_methods=True):
+        """Index of the best finite value (direction-aware) of ``values`` or None."""
+        v = np.asarray(values, dtype=float)
+        if not np.isfinite(v).any():
+            return None
+        return int(np.nanargmax(v) if self.greater_is_better else np.nanargmin(v))
+
+    def average_rank(self, method):
+        """The method's average rank in the Friedman test, or None when it is not in the block."""
+        if self.friedman is None or method not in self.block_methods:
+            return None
+        return float(self.friedman.average_ranks[self.block_methods.index(method)])
+
+    def mean_rank_marker(self, method):
+        """+1 / 0 / -1: control significantly better / not / worse (Friedman + Bonferroni-Dunn)."""
+        c = self.vs_control
+        if c is None or method not in self.block_methods:
+            return None
+        j = self.block_methods.index(method)
+        if j == c.control:
+            return None
+        if not self.friedman_rejects:
+            return 0
+        i = list(c.others).index(j)
+        return int(np.sign(c.z[i])) if c.bonferroni[i] else 0
+
+    def wilcoxon_marker(self, method):
+        """+1 / 0 / -1: control significantly better / not / worse (Friedman + Wilcoxon, Bonferroni)."""
+        w = self.wilcoxon
+        if w is None or method not in self.block_methods:
+            return None
+        j = self.block_methods.index(method)
+        if j == w.control:
+            return None
+        i = list(w.others).index(j)
+        if not (self.friedman_rejects and w.bonferroni[i]):
+            return 0
+        r = w.results[i]
+        return 1 if r.r_plus > r.r_minus else -1
+
+    def split_marker(self, dataset, method):
+        """+1 / 0 / -1 / None: control significantly better / not / worse / no test, on one dataset."""
+        res = self.per_dataset.get((dataset, method))
+        if res is None:
+            return None
+        if res.p >= self.alpha or res.mean_difference == 0:
+            return 0
+        better = res.mean_difference > 0 if self.greater_is_better else res.mean_difference < 0
+        return 1 if better else -1
+
+
+@dataclass
+class Analysis:
+    results: object
+    metrics: list            # MetricAnalysis
+    control: str
+    control_source: str
+    alpha: float
+    stats: list
+    split_test: str          # "ttest" or "corrected-ttest"
+    rope: float
+    seed: int
+    notes: list = field(default_factory=list)
+
+    @property
+    def split_test_name(self):
+        return "Nadeau-Bengio corrected resampled t-test" if self.split_test == "corrected-ttest" \
+            else "paired t-test"
+
+
+def choose_control(results, metric, requested, protocol_control):
+    """The control method and how it was chosen."""
+    methods = results.methods
+    if requested is not None:
+        if requested not in methods:
+            close = difflib.get_close_matches(requested, methods, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise ConfigError(f"control method {requested!r} is not in the results{hint}")
+        return requested, "--control"
+    if protocol_control and protocol_control in methods:
+        return protocol_control, "the protocol's proposed method"
+    greater, _ = _direction(metric)
+    cells = results.cells(metric)["mean"].unstack("method").reindex(columns=methods)
+    filled = cells.fillna(-np.inf if greater else np.inf).to_numpy()
+    avg = rank_scores(filled, greater).mean(axis=0)
+    best = methods[int(np.argmin(avg))]
+    why = "best average rank on " + metric
+    if protocol_control:
+        why += f"; the protocol's {protocol_control!r} is not in the results"
+    return best, why
+
+
+def _direction(metric):
+    from mlbench.report.results import metric_info
+
+    return metric_info(metric)
+
+
+def analyse(results, *, metrics=None, control=None, protocol_control=None, alpha=0.05, stats=(),
+            strict_stats=(), split_test=None, rope=DEFAULT_ROPE, seed=0, bayes_samples=50_000):
+    """Compute every number of the report.  ``strict_stats``: statistics the user asked for by name;
+    when one cannot be computed (too few datasets or splits) it is an error instead of a note."""
+    if not 0.0 < alpha < 1.0:
+        raise ConfigError(f"--alpha must lie in (0, 1) (got {alpha})")
+    metrics = list(metrics or results.metrics)
+    if not metrics:
+        raise ConfigError("the results have no metric columns")
+    methods = results.methods
+    if len(methods) < 2:
+        raise MlbenchError(f"a report compares methods: the results hold {len(methods)} "
+                           f"({', '.join(methods)})")
+    ctrl, source = choose_control(results, metrics[0], control, protocol_control)
+    stats = list(dict.fromkeys(list(stats) + list(strict_stats)))
+    if split_test is None:
+        split_test = "corrected-ttest" if "corrected-ttest" in stats else "ttest"
+    out = Analysis(results, [], ctrl, source, alpha, stats, split_test, rope, seed, list(results.notes))
+    for metric in metrics:
+        out.metrics.append(_analyse_metric(results, metric, methods, ctrl, alpha, stats, strict_stats,
+                                           split_test, rope, seed, bayes_samples))
+    return out
+
+
+def _analyse_metric(results, metric, methods, ctrl, alpha, stats, strict, split_test, rope, seed, n_bayes):
+    greater, display = _direction(metric)
+    cells = results.cells(metric)
+    datasets = results.datasets
+    mean = cells["mean"].unstack("method").reindex(index=datasets, columns=methods)
+    std = cells["std"].unstack("method").reindex(index=datasets, columns=methods)
+    n = cells["n"].unstack("method").reindex(index=datasets, columns=methods)
+    block_methods, dropped = _block_methods(mean, methods, ctrl)
+    complete = [d for d in datasets if mean.loc[d, block_methods].notna().all()]
+    left_out = [d for d in datasets if d not in complete]
+    ranks = pd.DataFrame(index=complete, columns=block_methods, dtype=float)
+    a = MetricAnalysis(metric, display, greater, datasets, methods, mean, std, n, ranks, complete,
+                       left_out, alpha=alpha, block_methods=block_methods)
+    for cell in results.missing(metric):
+        a.notes.append(f"missing: {cell['method']} on {cell['dataset']} ({cell['reason']})")
+    for cell in results.partial(metric):
+        a.notes.append(f"incomplete: {cell['method']} on {cell['dataset']} has {cell['splits']} of "
+                       f"{cell['of']} splits")
+    for m, why in dropped:
+        a.notes.append(f"tests over datasets leave out {m} ({why})")
+    if left_out:
+        a.notes.append(f"tests over datasets use the {len(complete)} datasets with results for every "
+                       f"compared method; left out: {', '.join(left_out)}")
+    ci = methods.index(ctrl)
+    bi = block_methods.index(ctrl)
+    block = mean.loc[complete, block_methods].to_numpy(dtype=float)
+
+    if len(complete) >= 2:
+        r = rank_scores(block, greater)
+        a.ranks.loc[:, :] = r
+        a.friedman = friedman_from_ranks(r)
+        a.nemenyi = nemenyi(a.friedman.average_ranks, len(complete), alpha)
+        a.vs_control = mean_ranks_vs_control(a.friedman.average_ranks, len(complete), bi, alpha)
+        a.wilcoxon = wilcoxon_vs_control(block, bi, greater, alpha)
+        if "bayes" in stats:
+            for j, m in enumerate(block_methods):
+                if j != bi:
+                    a.bayes[m] = bayesian_signed_rank(block[:, bi], block[:, j], greater, rope=rope,
+                                                      n_samples=n_bayes, random_state=seed)
+        rp, rp_mean, rp_std = relative_performance(block, greater)
+        a.rp = pd.DataFrame(rp, index=complete, columns=block_methods)
+        a.rp_mean = pd.Series(rp_mean, index=block_methods)
+        a.rp_std = pd.Series(rp_std, index=block_methods)
+    else:
+        why = (f"{metric}: tests over datasets need two datasets with results for every method; "
+               f"{len(complete)} have them")
+        bad = [s for s in strict if s in OVER_DATASETS]
+        if bad:
+            raise MlbenchError(f"{bad[0]}: " + why.split(": ", 1)[1])
+        a.notes.append(why)
+        if len(complete) == 1:  # RP and ranks are still defined on one dataset
+            r = rank_scores(block, greater)
+            a.ranks.loc[:, :] = r
+            a.rp = pd.DataFrame(rp_from_ranks(r), index=complete, columns=block_methods)
+            a.rp_mean = a.rp.mean(axis=0)
+            a.rp_std = a.rp.std(axis=0, ddof=0)
+
+    tested = 0
+    for d in datasets:
+        splits = results.per_split(metric, d)
+        if ctrl not in splits.columns:
+            continue
+        n_train, n_test = results.sizes(d)
+        for j, m in enumerate(methods):
+            if j == ci or m not in splits.columns:
+                continue
+            pair = splits[[ctrl, m]].dropna()
+            if len(pair) < 2:
+                continue
+            if split_test == "corrected-ttest":
+                if not (np.isfinite(n_train) and np.isfinite(n_test)):
+                    raise MlbenchError("the corrected resampled t-test needs the n_train and n_test columns")
+                res = corrected_resampled_ttest(pair[ctrl], pair[m], n_train, n_test)
+            else:
+                res = paired_ttest(pair[ctrl], pair[m])
+            a.per_dataset[(d, m)] = res
+            tested += 1
+    for j, m in enumerate(methods):
+        if j == ci:
+            continue
+        counts = [0, 0, 0]
+        for d in datasets:
+            mk = a.split_marker(d, m)
+            if mk is not None:
+                counts[{1: 0, 0: 1, -1: 2}[mk]] += 1
+        a.wtl[m] = counts
+    if tested == 0:
+        why = f"{metric}: no dataset has two or more common splits for a per-dataset t-test"
+        bad = [s for s in strict if s in ("ttest", "corrected-ttest")]
+        if bad:
+            raise MlbenchError(f"{bad[0]}: " + why.split(": ", 1)[1])
+        a.notes.append(why)
+    else:
+        untested = sorted({d for d in datasets for m in methods if m != ctrl
+                           and (d, m) not in a.per_dataset and np.isfinite(mean.loc[d, m])
+                           and np.isfinite(mean.loc[d, ctrl])})
+        if untested:
+            a.notes.append(f"no per-dataset test (fewer than two common splits) on: {', '.join(untested)}")
+    return a
+
+
+def _block_methods(mean, methods, ctrl):
+    """The methods of the tests over datasets and the ones left out, with the reason.
+
+    Methods without any value are left out first.  If fewer than two datasets then have a value for
+    every remaining method, the method (never the control) missing on the most datasets is left out,
+    repeatedly, while at least two methods remain."""
+    if not mean[ctrl].notna().any():
+        raise MlbenchError(f"the control {ctrl} has no value for this metric on any dataset")
+    keep = [m for m in methods if mean[m].notna().any()]
+    dropped = [(m, "no results") for m in methods if m not in keep]
+    while len(keep) > 2 and int(mean[keep].notna().all(axis=1).sum()) < 2:
+        gaps = {m: int(mean[m].isna().sum()) for m in keep if m != ctrl}
+        worst = max(gaps, key=lambda m: (gaps[m], -keep.index(m)))
+        keep.remove(worst)
+        dropped.append((worst, f"missing on {gaps[worst]} datasets"))
+    return keep, dropped

@@ -1,0 +1,103 @@
+"""``mlbench report`` as a library call: results CSVs in, rendered text (and CD diagrams) out.
+
+Defaults come from the results' protocol (its ``metrics``, ``control``, ``stats`` and ``style``,
+read with :func:`mlbench.protocols.load_protocol`); options given explicitly override them.  A
+protocol may list tests a results CSV cannot support (``mcnemar`` needs per-example predictions):
+those are named in the notes, not silently ignored.
+"""
+from __future__ import annotations
+
+import os
+
+from mlbench.errors import ConfigError, MlbenchError
+from mlbench.report.analysis import analyse, normalize_stats
+from mlbench.report.export import analysis_to_dict
+from mlbench.report.formats import FORMATS, render
+from mlbench.report.results import load_results
+from mlbench.report.styles import STYLES, build_tables
+
+#: measure columns the hiercost style adds when present (hF1, tree-induced error)
+HIERARCHICAL_COLUMNS = ("hierarchical_f1", "hf1", "tree_induced_error", "tree_error", "te")
+
+
+def protocol_defaults(name):
+    """``{metrics, control, stats, style}`` of protocol ``name`` (empty when unknown or absent)."""
+    if not name:
+        return {}
+    try:
+        from mlbench.protocols import load_protocol
+
+        p = load_protocol(name)
+    except (ImportError, MlbenchError):
+        # an unknown protocol name (results from elsewhere): the report uses its own defaults
+        return {}
+    return {"metrics": list(p.metrics), "control": p.control, "stats": list(p.stats), "style": p.style}
+
+
+def make_report(paths, *, metrics=(), stats=(), control=None, alpha=0.05, style=None, fmt="terminal",
+                protocol=None, cd_diagram=None, cd_test="nemenyi", rope=None, seed=0, colour=False,
+                bayes_samples=50_000):
+    """Return ``(text, analysis, diagram_paths)`` for the given results files and options."""
+    if fmt not in FORMATS:
+        raise ConfigError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
+    if style is not None and style not in STYLES:
+        build_tables(None, style)  # raises the one-line error with a suggestion
+    strict, _ = normalize_stats(stats, strict=True)
+    results = load_results(paths, metrics=list(metrics) or None, protocol=protocol)
+    defaults = protocol_defaults(results.protocol)
+    style = style or defaults.get("style") or "plain"
+    if style not in STYLES:
+        style = "plain"
+    chosen = list(metrics) or [m for m in defaults.get("metrics", []) if m in results.metrics] or results.metrics
+    if not metrics and style == "hiercost":
+        chosen += [c for c in HIERARCHICAL_COLUMNS if c in results.metrics and c not in chosen]
+    extra_notes = []
+    if stats:
+        use = strict
+        # "all" computes what the data allow; named tests must be computable
+        strict_named = [] if "all" in stats else strict
+    else:
+        use, unknown = normalize_stats(defaults.get("stats", []), strict=False)
+        strict_named = []
+        if unknown:
+            extra_notes.append(f"the protocol also names {', '.join(unknown)}, which needs per-example "
+                               "predictions and cannot be computed from a results CSV")
+        if not use:
+            use = {"soshf": ["friedman", "wilcoxon"], "mldf": ["ttest"], "mc": ["ttest"]}.get(style, [])
+    from mlbench.stats.bayes import DEFAULT_ROPE
+
+    analysis = analyse(results, metrics=chosen, control=control, protocol_control=defaults.get("control"),
+                       alpha=alpha, stats=use, strict_stats=strict_named,
+                       rope=DEFAULT_ROPE if rope is None else rope, seed=seed, bayes_samples=bayes_samples)
+    analysis.notes.extend(extra_notes)
+    tables = build_tables(analysis, style)
+    diagrams = []
+    if cd_diagram:
+        diagrams = write_cd_diagrams(analysis, cd_diagram, cd_test)
+    payload = analysis_to_dict(analysis, style) if fmt == "json" else None
+    return render(tables, fmt, colour=colour, payload=payload), analysis, diagrams
+
+
+def write_cd_diagrams(analysis, path, test="nemenyi"):
+    """One diagram per metric: ``path`` itself for one metric, ``stem-METRIC.ext`` for several."""
+    from mlbench.report.cd_diagram import draw
+    from mlbench.stats import critical_difference
+
+    if test not in ("nemenyi", "bonferroni-dunn"):
+        raise ConfigError(f"unknown --cd-test {test!r} (nemenyi or bonferroni-dunn)")
+    ext = os.path.splitext(path)[1].lower()
+    if ext not in (".png", ".svg"):
+        raise ConfigError(f"--cd-diagram must end in .png or .svg (got {path})")
+    written = []
+    for ma in analysis.metrics:
+        if ma.friedman is None:
+            raise MlbenchError(f"--cd-diagram: {ma.metric} has {len(ma.used_datasets)} datasets with "
+                               "results for every method; a CD diagram needs at least two")
+        out = path if len(analysis.metrics) == 1 else f"{os.path.splitext(path)[0]}-{ma.metric}{ext}"
+        k, n = ma.friedman.n_methods, ma.friedman.n_datasets
+        cd = critical_difference(k, n, analysis.alpha, test)
+        draw(ma.block_methods, ma.friedman.average_ranks, cd, out, test=test,
+             control=ma.block_methods.index(analysis.control),
+             title=f"{ma.display}, {test}, α = {analysis.alpha:g}, N = {n}")
+        written.append(out)
+    return written

@@ -1,0 +1,107 @@
+"""Critical-difference diagrams (Demšar 2006, section 3.2.4, Figure 1).
+
+The rank axis runs from ``k`` (left) to 1 (right, best).  Each method hangs from its average rank by
+an elbow line to its label: the worse half of the methods on the left, labelled top-down from the
+worst, the better half on the right, so every label has its own text line and labels never overlap.
+
+* Nemenyi: methods whose average ranks differ by less than the CD are not significantly different;
+  :func:`cliques` returns the maximal runs of such methods (every pair inside a bar differs by less
+  than the CD, no bar extends to another method without breaking that, no bar lies inside another),
+  and each becomes a thick bar under the axis.
+* Bonferroni-Dunn: the interval of one CD on each side of the control's rank is drawn (his Figure
+  1b); methods outside it differ significantly from the control.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from mlbench.errors import ConfigError
+
+
+def cliques(average_ranks, cd):
+    """Maximal groups (lists of indices, ordered by rank) whose pairwise rank differences are < ``cd``.
+
+    Sorted by rank, a group of mutually close methods is a contiguous run ``i..j`` with
+    ``r[j] - r[i] < cd``; for each start ``i`` take the longest such run, keep it if it has at least
+    two methods and is not contained in the run of an earlier start.
+    """
+    r = np.asarray(average_ranks, dtype=float)
+    order = np.argsort(r, kind="stable")
+    s = r[order]
+    out = []
+    last_end = -1
+    for i in range(s.size):
+        j = i
+        while j + 1 < s.size and s[j + 1] - s[i] < cd:
+            j += 1
+        if j > i and j > last_end:
+            out.append([int(k) for k in order[i:j + 1]])
+            last_end = j
+    return out
+
+
+def draw(names, average_ranks, cd, path, *, test="nemenyi", control=None, title=None):
+    """Render the diagram to ``path`` (``.png`` or ``.svg``); returns the matplotlib figure."""
+    ext = os.path.splitext(os.fspath(path))[1].lower()
+    if ext not in (".png", ".svg"):
+        raise ConfigError(f"--cd-diagram must end in .png or .svg (got {path})")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    r = np.asarray(average_ranks, dtype=float)
+    k = r.size
+    order = np.argsort(r, kind="stable")
+    n_left = (k + 1) // 2                 # worse half (larger ranks) on the left
+    left = order[::-1][:n_left]           # worst first, top
+    right = order[:k - n_left]            # best first, top
+    line_h = 0.32
+    rows = max(len(left), len(right))
+    bars = cliques(r, cd) if test == "nemenyi" else []
+    height = 1.3 + line_h * (rows + 1) + 0.18 * len(bars)
+    fig = plt.figure(figsize=(7.0, height))
+    ax = fig.add_axes([0, 0, 1, 1])
+    ax.set_axis_off()
+    # coordinates: x in rank units padded with room for labels; y downwards in inches
+    lo, hi = 1.0, float(k)
+    pad = 0.45 * (hi - lo) + 0.8
+    ax.set_xlim(hi + pad, lo - pad)       # reversed: rank 1 on the right
+    ax.set_ylim(height, 0)
+    y_axis = 0.85
+    ax.plot([lo, hi], [y_axis, y_axis], color="k", lw=1)
+    for tick in range(1, k + 1):
+        ax.plot([tick, tick], [y_axis - 0.08, y_axis], color="k", lw=1)
+        ax.text(tick, y_axis - 0.12, str(tick), ha="center", va="bottom", fontsize=9)
+    for half in np.arange(1.5, k, 1.0):
+        ax.plot([half, half], [y_axis - 0.04, y_axis], color="k", lw=0.7)
+    # the CD scale above the axis, at the left end
+    ax.plot([hi, hi - cd], [0.3, 0.3], color="k", lw=1)
+    for x in (hi, hi - cd):
+        ax.plot([x, x], [0.25, 0.35], color="k", lw=1)
+    ax.text(hi - cd / 2, 0.24, f"CD = {cd:.2f}", ha="center", va="bottom", fontsize=9)
+    if title:
+        ax.text(lo - pad * 0.95, 0.1, title, ha="right", va="top", fontsize=9)
+    bar_top = y_axis + 0.15
+    for b, members in enumerate(bars):
+        y = bar_top + 0.18 * b
+        ax.plot([r[members].min() - 0.03, r[members].max() + 0.03], [y, y], color="k", lw=3,
+                solid_capstyle="butt")
+    if test != "nemenyi" and control is not None:
+        c = r[control]
+        ax.plot([max(lo, c - cd), min(hi, c + cd)], [bar_top, bar_top], color="tab:red", lw=3)
+    labels_top = bar_top + 0.18 * len(bars) + 0.25
+    for side, members in (("left", left), ("right", right)):
+        for row, j in enumerate(members):
+            y = labels_top + line_h * row
+            end = hi + pad * 0.15 if side == "left" else lo - pad * 0.15
+            ax.plot([r[j], r[j], end], [y_axis, y, y], color="0.3", lw=0.8)
+            label = f"{names[j]} ({r[j]:.2f})"
+            weight = "bold" if control is not None and j == control else "normal"
+            ax.text(end + (0.05 if side == "left" else -0.05), y, label, ha="right" if side == "left"
+                    else "left", va="center", fontsize=9, fontweight=weight, gid=f"label:{names[j]}")
+    fig.savefig(path, bbox_inches="tight", dpi=150)
+    plt.close(fig)
+    return fig

@@ -1,0 +1,178 @@
+"""Render :class:`~mlbench.report.table.Table` objects: terminal, markdown, latex, csv, html, json.
+
+Best values are highlighted: bold green in the terminal (rich), ``**bold**`` in Markdown,
+``\\textbf`` in LaTeX and ``<b>`` in HTML.  ``csv`` is long-form (one line per cell with its value,
+std, marker and best flag) so it stays machine-readable for any style; ``json`` carries the tables and
+the whole analysis (see :func:`mlbench.report.export.analysis_to_dict`).
+"""
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+
+FORMATS = ("terminal", "markdown", "latex", "csv", "html", "json")
+
+#: Unicode markers -> LaTeX (amssymb for the filled triangles and the circled asterisk)
+LATEX_SYMBOLS = {
+    "●": r"$\bullet$", "○": r"$\circ$", "▲": r"$\blacktriangle$", "△": r"$\vartriangle$",
+    "▼": r"$\blacktriangledown$", "✕": r"$\times$", "•": r"$\bullet$", "◦": r"$\circ$",
+    "∗": r"$\ast$", "⊛": r"$\circledast$", "†": r"$\dagger$", "‡": r"$\ddagger$", "±": r"$\pm$",
+    "—": "--", "↑": r"$\uparrow$", "↓": r"$\downarrow$", "χ": r"$\chi$", "²": r"$^2$", "≥": r"$\geq$",
+    "<": r"$<$", ">": r"$>$", "α": r"$\alpha$", "≤": r"$\leq$", "×": r"$\times$",
+}
+LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
+                 "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
+
+
+def render(tables, fmt, *, colour=False, payload=None, width=None):
+    """All ``tables`` in format ``fmt`` as one string; ``payload`` is the JSON document for ``json``."""
+    if fmt == "terminal":
+        return _terminal(tables, colour, width)
+    if fmt == "markdown":
+        return "\n\n".join(_markdown(t) for t in tables) + "\n"
+    if fmt == "latex":
+        return "\n\n".join(_latex(t) for t in tables) + "\n"
+    if fmt == "html":
+        body = "\n".join(_html(t) for t in tables)
+        return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>mlbench report</title>"
+                "<style>table{border-collapse:collapse;margin:1em 0}td,th{padding:2px 8px;"
+                "border-bottom:1px solid #ccc;text-align:right}td:first-child,th:first-child"
+                "{text-align:left}.group td{font-style:italic;text-align:left}</style></head><body>\n"
+                f"{body}\n</body></html>\n")
+    if fmt == "csv":
+        return _csv(tables)
+    if fmt == "json":
+        doc = dict(payload or {})
+        doc["tables"] = [t.to_dict() for t in tables]
+        return json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    raise ValueError(fmt)
+
+
+def _cell_text(cell):
+    return f"{cell.text}{cell.marker}"
+
+
+def _groups(table):
+    """Rows with a ``None`` sentinel row for each group header: yields (group or None, row or None)."""
+    current = object()
+    for row in table.rows:
+        if row.group is not None and row.group != current:
+            yield row.group, None
+        current = row.group
+        yield None, row
+
+
+def _terminal(tables, colour, width):
+    from rich.console import Console
+    from rich.table import Table as RichTable
+
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=colour, no_color=not colour, width=width or 200,
+                      highlight=False, emoji=False)
+    for t in tables:
+        rt = RichTable(title=t.title, title_justify="left", show_lines=False)
+        for i, col in enumerate(t.columns):
+            rt.add_column(col, justify="left" if i == 0 else "right", no_wrap=True)
+        for group, row in _groups(t):
+            if row is None:
+                rt.add_row(f"[italic]{_escape_rich(group)}[/italic]", *[""] * (len(t.columns) - 1))
+                continue
+            cells = []
+            for c in row.cells:
+                text = _escape_rich(_cell_text(c))
+                cells.append(f"[bold green]{text}[/bold green]" if c.best and colour else
+                             (f"{text}" if not c.best else f"[bold]{text}[/bold]"))
+            rt.add_row(_escape_rich(row.label), *cells)
+        console.print(rt)
+        for note in t.notes:
+            console.print(_escape_rich(note), soft_wrap=True)
+        console.print()
+    return buf.getvalue()
+
+
+def _escape_rich(text):
+    from rich.markup import escape
+
+    return escape(str(text))
+
+
+def _md_escape(text):
+    return str(text).replace("|", r"\|")
+
+
+def _markdown(t):
+    lines = [f"### {_md_escape(t.title)}", "", "| " + " | ".join(_md_escape(c) for c in t.columns) + " |",
+             "|" + "|".join([":---"] + ["---:"] * (len(t.columns) - 1)) + "|"]
+    for group, row in _groups(t):
+        if row is None:
+            lines.append(f"| *{_md_escape(group)}* |" + " |" * (len(t.columns) - 1))
+            continue
+        cells = [(f"**{_md_escape(c.text)}**{_md_escape(c.marker)}" if c.best else _md_escape(_cell_text(c)))
+                 for c in row.cells]
+        lines.append("| " + " | ".join([_md_escape(row.label)] + cells) + " |")
+    if t.notes:
+        lines.append("")
+        lines.extend(f"- {_md_escape(n)}" for n in t.notes)
+    return "\n".join(lines)
+
+
+def latex_escape(text):
+    out = []
+    for ch in str(text):
+        if ch in LATEX_SYMBOLS:
+            out.append(LATEX_SYMBOLS[ch])
+        elif ch in LATEX_SPECIAL:
+            out.append(LATEX_SPECIAL[ch])
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _latex(t):
+    ncol = len(t.columns)
+    lines = ["% requires \\usepackage{booktabs,amssymb}", "\\begin{table}[ht]", "\\centering",
+             f"\\caption{{{latex_escape(t.title)}}}", f"\\begin{{tabular}}{{l{'r' * (ncol - 1)}}}",
+             "\\toprule", " & ".join(latex_escape(c) for c in t.columns) + " \\\\", "\\midrule"]
+    for group, row in _groups(t):
+        if row is None:
+            lines.append(f"\\multicolumn{{{ncol}}}{{l}}{{\\textit{{{latex_escape(group)}}}}} \\\\")
+            continue
+        cells = [(f"\\textbf{{{latex_escape(c.text)}}}{latex_escape(c.marker)}" if c.best
+                  else latex_escape(_cell_text(c))) for c in row.cells]
+        lines.append(" & ".join([latex_escape(row.label)] + cells) + " \\\\")
+    lines += ["\\bottomrule", "\\end{tabular}"]
+    if t.notes:
+        lines.append("\\par\\smallskip\\footnotesize " + " \\\\\n".join(latex_escape(n) for n in t.notes))
+    lines.append("\\end{table}")
+    return "\n".join(lines)
+
+
+def _html(t):
+    e = html.escape
+    head = "".join(f"<th>{e(c)}</th>" for c in t.columns)
+    body = []
+    for group, row in _groups(t):
+        if row is None:
+            body.append(f'<tr class="group"><td colspan="{len(t.columns)}">{e(group)}</td></tr>')
+            continue
+        cells = "".join(f"<td><b>{e(c.text)}</b>{e(c.marker)}</td>" if c.best else
+                        f"<td>{e(_cell_text(c))}</td>" for c in row.cells)
+        body.append(f"<tr><td>{e(row.label)}</td>{cells}</tr>")
+    notes = "".join(f"<li>{e(n)}</li>" for n in t.notes)
+    return (f"<h3>{e(t.title)}</h3>\n<table><thead><tr>{head}</tr></thead><tbody>\n" + "\n".join(body)
+            + "\n</tbody></table>" + (f"\n<ul>{notes}</ul>" if notes else ""))
+
+
+def _csv(tables):
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["table", "group", "row", "column", "text", "value", "std", "marker", "best"])
+    for t in tables:
+        for row in t.rows:
+            for col, c in zip(t.columns[1:], row.cells):
+                w.writerow([t.key, row.group or "", row.label, col, c.text,
+                            "" if c.value is None else repr(float(c.value)),
+                            "" if c.std is None else repr(float(c.std)), c.marker, int(c.best)])
+    return buf.getvalue()

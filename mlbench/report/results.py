@@ -1,0 +1,204 @@
+"""Reading results CSVs for reports and checks.
+
+A results CSV has one row per dataset x method x split (ARCHITECTURE.md, "Results CSV"): fixed
+columns, then one column per metric.  :func:`load_results` merges several files, validates them
+(one-line :class:`~mlbench.errors.DataError` for anything malformed) and keeps the rows a report
+needs.  Rows whose status is not ``ok`` are kept aside as failures so the report can list the cells
+they leave empty; nothing is dropped silently.
+
+When the same (protocol, dataset, method, split) appears more than once (files merged twice, a
+rerun), an ``ok`` row wins over a failed one and the last ``ok`` row wins among several; the number
+of rows replaced this way is reported.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from mlbench.errors import ConfigError, DataError
+
+#: the fixed (non-metric) columns of a results CSV
+FIXED_COLUMNS = ("dataset", "method", "protocol", "split", "repeat", "fold", "seed", "status", "error",
+                 "fit_seconds", "predict_seconds", "peak_memory_mb", "n_train", "n_test", "n_features",
+                 "n_labels", "params", "extra", "mlbench_version", "dataset_sha256")
+REQUIRED = ("dataset", "method", "split")
+KEY = ("protocol", "dataset", "method", "split")
+
+#: metric directions used only when the metric registry does not know a name (greater is better?)
+FALLBACK_DIRECTIONS = {
+    "hierarchical_f1": True, "hf1": True, "hierarchical_precision": True, "hp": True,
+    "hierarchical_recall": True, "hr": True, "tree_error": False, "tree_induced_error": False, "te": False,
+    "lca_f1": True, "zero_one_loss": False, "log_loss": False,
+}
+
+
+def metric_info(name):
+    """``(greater_is_better, display name)`` of a metric; unknown names raise ConfigError."""
+    from mlbench.metrics import get_measure
+
+    try:
+        m = get_measure(name)
+        return m.greater_is_better, m.display or name
+    except ConfigError:
+        if name in FALLBACK_DIRECTIONS:
+            return FALLBACK_DIRECTIONS[name], name
+        raise
+
+
+@dataclass
+class Results:
+    """Merged results: ``ok`` rows (``frame``), failed rows, metric columns and provenance notes."""
+
+    frame: pd.DataFrame
+    failures: pd.DataFrame
+    metrics: list
+    protocol: str | None
+    files: list
+    notes: list = field(default_factory=list)
+
+    @property
+    def methods(self):
+        return list(dict.fromkeys(pd.concat([self.frame["method"], self.failures["method"]])))
+
+    @property
+    def datasets(self):
+        return list(dict.fromkeys(pd.concat([self.frame["dataset"], self.failures["dataset"]])))
+
+    def cells(self, metric):
+        """Mean, std (ddof=1, 0 for one split) and split count per (dataset, method) for ``metric``."""
+        ok = self.frame[np.isfinite(self.frame[metric])]
+        g = ok.groupby(["dataset", "method"], sort=False)[metric]
+        out = pd.DataFrame({"mean": g.mean(), "std": g.std(ddof=1).fillna(0.0), "n": g.size()})
+        full = pd.MultiIndex.from_product([self.datasets, self.methods], names=["dataset", "method"])
+        out = out.reindex(full)
+        out["n"] = out["n"].fillna(0).astype(int)
+        return out
+
+    def per_split(self, metric, dataset):
+        """Scores of every method on each split of ``dataset``: DataFrame (split x method)."""
+        part = self.frame[(self.frame["dataset"] == dataset) & np.isfinite(self.frame[metric])]
+        return part.pivot_table(index="split", columns="method", values=metric, aggfunc="last")
+
+    def sizes(self, dataset):
+        """Mean training and test set sizes on ``dataset`` (NaN when the CSV lacks them)."""
+        part = self.frame[self.frame["dataset"] == dataset]
+        n_train = pd.to_numeric(part.get("n_train"), errors="coerce") if "n_train" in part else None
+        n_test = pd.to_numeric(part.get("n_test"), errors="coerce") if "n_test" in part else None
+        return (float(n_train.mean()) if n_train is not None else np.nan,
+                float(n_test.mean()) if n_test is not None else np.nan)
+
+    def missing(self, metric):
+        """Cells without a value for ``metric``: list of dicts (dataset, method, reason)."""
+        cells = self.cells(metric)
+        out = []
+        for (dataset, method), row in cells.iterrows():
+            if row["n"] > 0:
+                continue
+            failed = self.failures[(self.failures["dataset"] == dataset) & (self.failures["method"] == method)]
+            if len(failed):
+                statuses = ", ".join(f"{s} x{c}" for s, c in failed["status"].value_counts().items())
+                errors = [e for e in failed.get("error", pd.Series(dtype=str)).astype(str) if e and e != "nan"]
+                reason = f"{statuses}" + (f": {errors[0][:120]}" if errors else "")
+            elif len(self.frame[(self.frame["dataset"] == dataset) & (self.frame["method"] == method)]):
+                reason = f"no {metric} value"
+            else:
+                reason = "not run"
+            out.append({"dataset": dataset, "method": method, "reason": reason})
+        return out
+
+    def partial(self, metric):
+        """Cells with fewer splits than the most complete method on the same dataset."""
+        cells = self.cells(metric)
+        out = []
+        for dataset in self.datasets:
+            n = cells.loc[dataset, "n"]
+            top = int(n.max())
+            for method, count in n.items():
+                if 0 < count < top:
+                    out.append({"dataset": dataset, "method": method, "splits": int(count), "of": top})
+        return out
+
+
+def _read_one(path):
+    if not os.path.isfile(path):
+        raise DataError(f"results file {path} does not exist")
+    try:
+        df = pd.read_csv(path, dtype={"dataset": str, "method": str, "split": str, "protocol": str,
+                                      "status": str, "error": str}, keep_default_na=True)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise DataError(f"{path}: not a results CSV ({first})") from None
+    missing = [c for c in REQUIRED if c not in df.columns]
+    if missing:
+        raise DataError(f"{path}: not a results CSV (missing column {', '.join(missing)})")
+    if df.empty:
+        raise DataError(f"{path}: no result rows")
+    if df[list(REQUIRED)].isna().any().any():
+        bad = int(df[list(REQUIRED)].isna().any(axis=1).to_numpy().argmax()) + 2
+        raise DataError(f"{path}: line {bad} lacks a dataset, method or split")
+    df["__file"] = path
+    return df
+
+
+def load_results(paths, metrics=None, protocol=None):
+    """Read, merge and validate results CSVs; ``metrics`` (default: every metric column) are checked."""
+    if not paths:
+        raise ConfigError("no results file given")
+    frames = [_read_one(os.fspath(p)) for p in paths]
+    df = pd.concat(frames, ignore_index=True, sort=False)
+    notes = []
+    if "protocol" not in df.columns:
+        df["protocol"] = ""
+    df["protocol"] = df["protocol"].fillna("").astype(str)
+    if "status" not in df.columns:
+        df["status"] = "ok"
+    df["status"] = df["status"].fillna("ok").astype(str)
+    protocols = sorted({p for p in df["protocol"] if p})
+    if protocol is not None:
+        df = df[df["protocol"] == protocol]
+        if df.empty:
+            raise DataError(f"no rows of protocol {protocol!r} (found: {', '.join(protocols) or 'none'})")
+    elif len(protocols) > 1:
+        raise ConfigError(f"the results mix protocols {', '.join(protocols)}; choose one with --protocol")
+    chosen = protocol or (protocols[0] if protocols else None)
+
+    metric_columns = [c for c in df.columns if c not in FIXED_COLUMNS and not c.startswith("__")
+                      and not c.startswith("Unnamed")]
+    if metrics:
+        absent = [m for m in metrics if m not in df.columns]
+        for m in absent:
+            metric_info(m)  # unknown names fail here with a suggestion
+        if absent:
+            raise DataError(f"metric {absent[0]} is not a column of the results "
+                            f"(columns: {', '.join(metric_columns) or 'none'})")
+        metric_columns = list(dict.fromkeys(metrics))
+    for m in metric_columns:
+        values = pd.to_numeric(df[m], errors="coerce")
+        bad = values.isna() & df[m].notna() & (df[m].astype(str).str.lower() != "nan")
+        if bad.any():
+            line = int(np.flatnonzero(bad.to_numpy())[0])
+            raise DataError(f"{df['__file'].iloc[line]}: metric column {m} holds a non-number "
+                            f"({df[m].iloc[line]!r})")
+        df[m] = values.astype(float)
+        metric_info(m)
+    for c in ("n_train", "n_test"):
+        if c in df.columns:
+            df[c] = pd.to_numeric(df[c], errors="coerce")
+
+    ok = df[df["status"] == "ok"]
+    failed = df[df["status"] != "ok"]
+    before = len(ok)
+    ok = ok.drop_duplicates(subset=list(KEY), keep="last")
+    if len(ok) < before:
+        notes.append(f"{before - len(ok)} duplicate ok rows replaced by the last one")
+    # a failure superseded by an ok row of the same split (a successful rerun) is not a failure
+    ok_keys = set(map(tuple, ok[list(KEY)].to_numpy()))
+    superseded = failed[list(KEY)].apply(tuple, axis=1).isin(ok_keys) if len(failed) else pd.Series([], dtype=bool)
+    if len(failed) and superseded.any():
+        notes.append(f"{int(superseded.sum())} failed rows superseded by an ok rerun")
+        failed = failed[~superseded.to_numpy()]
+    return Results(ok.reset_index(drop=True), failed.reset_index(drop=True), metric_columns, chosen,
+                   [os.fspath(p) for p in paths], notes)

@@ -1,0 +1,30 @@
+"""Helpers shared by the styles: arrows, marker legends, the Friedman line."""
+from __future__ import annotations
+
+import numpy as np
+
+from mlbench.report.table import fmt
+
+
+def arrow(ma):
+    """↑ when greater is better, ↓ otherwise (as the MLDF and MC papers annotate measures)."""
+    return "↑" if ma.greater_is_better else "↓"
+
+
+def friedman_line(ma):
+    """One line summarising the Friedman test of a metric, or why it is absent."""
+    f = ma.friedman
+    if f is None:
+        return f"Friedman test not computed ({len(ma.used_datasets)} complete datasets)"
+    verdict = "rejects" if ma.friedman_rejects else "does not reject"
+    return (f"Friedman over {f.n_datasets} datasets and {f.n_methods} methods: χ²_F = {f.chi2:.3f} "
+            f"(p = {f.p_chi2:.4g}), Iman-Davenport F_F = {f.f:.3f} (p = {f.p_f:.4g}), which {verdict} "
+            f"equivalence at α = {ma.alpha:g}; CD Nemenyi = {ma.nemenyi.cd:.3f}, CD Bonferroni-Dunn = "
+            f"{ma.vs_control.cd_bonferroni_dunn:.3f}")
+
+
+def mean_sd(mean, std, digits=4):
+    """``mean±std``, or an em dash for a missing cell."""
+    if mean is None or not np.isfinite(mean):
+        return "—"
+    return f"{fmt(mean, digits)}±{fmt(std, digits)}"

@@ -1,0 +1,55 @@
+"""``hiercost``: the tables of Charuvaka & Rangwala (ECML PKDD 2015): datasets as row groups, methods
+as rows, the measures (Micro-F1, Macro-F1, hF1, TE when present) as columns, the mean over splits.
+The control's Micro-F1 and Macro-F1 carry † (p < 0.05) or ‡ (p < 0.001) when it is significantly
+better than the strongest other method on that dataset.
+
+The paper tests per-document / per-category decisions (Yang & Liu 1999), which a results CSV does not
+hold; we use the per-dataset test across splits (paired or corrected t-test).  With the datasets'
+single given split there is nothing to test and the table says so.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from mlbench.report.styles.common import arrow
+from mlbench.report.table import Cell, Row, Table, fmt, mark_best
+
+MARKED = ("micro_f1", "macro_f1")
+
+
+def _marker(ma, dataset, ctrl):
+    if ma.metric not in MARKED:
+        return ""
+    others = [m for m in ma.methods if m != ctrl and np.isfinite(ma.mean.loc[dataset, m])]
+    if not others or not np.isfinite(ma.mean.loc[dataset, ctrl]):
+        return ""
+    values = ma.mean.loc[dataset, others].to_numpy(dtype=float)
+    rival = others[int(np.argmax(values) if ma.greater_is_better else np.argmin(values))]
+    res = ma.per_dataset.get((dataset, rival))
+    if res is None or ma.split_marker(dataset, rival) != 1:
+        return ""
+    return "‡" if res.p < 0.001 else "†" if res.p < 0.05 else ""
+
+
+def build(analysis):
+    ctrl = analysis.control
+    first = analysis.metrics[0]
+    t = Table("hiercost", f"mean over splits; †/‡: {ctrl} significantly better than the strongest "
+              "other method (p < 0.05 / p < 0.001)", ["Method"] + [f"{ma.display} {arrow(ma)}"
+                                                                    for ma in analysis.metrics])
+    for d in first.datasets:
+        columns = []
+        for ma in analysis.metrics:
+            col = [Cell(fmt(ma.mean.loc[d, m]), float(ma.mean.loc[d, m]),
+                        marker=_marker(ma, d, ctrl) if m == ctrl else "") for m in ma.methods]
+            mark_best(col, ma.greater_is_better)
+            columns.append(col)
+        for j, m in enumerate(first.methods):
+            t.rows.append(Row(f"{m} (control)" if m == ctrl else m, [col[j] for col in columns], group=d))
+    tested = any(ma.per_dataset for ma in analysis.metrics if ma.metric in MARKED)
+    t.notes.append(f"significance: {analysis.split_test_name} across splits" if tested else
+                   "significance: not computed (each dataset has a single split; the paper's tests "
+                   "need per-document decisions, which a results CSV does not hold)")
+    for ma in analysis.metrics:
+        t.notes.extend(f"{ma.metric}: {n}" for n in ma.notes)
+    return [t]
