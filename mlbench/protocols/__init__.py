@@ -25,7 +25,7 @@ from mlbench.errors import ConfigError
 
 HERE = Path(__file__).parent
 KEYS = {"name", "paper", "description", "split", "seed", "preprocess", "metrics", "datasets",
-        "methods", "control", "stats", "style", "notes"}
+        "methods", "control", "stats", "style", "notes", "measure_from"}
 REQUIRED = {"name", "split", "metrics"}
 SPLIT_KEYS = {"scheme", "train_fraction", "repeats", "folds", "validation_fraction", "stratify"}
 METHOD_KEYS = {"name", "params", "id"}
@@ -60,6 +60,8 @@ class Protocol:
     style: str = "plain"
     notes: str = ""
     path: str = ""
+    #: reported method -> {metric: method whose rows give that metric}; see protocols/measure_from.py
+    measure_from: dict = field(default_factory=dict)
 
     def with_overrides(self, *, repeats=None, seed=None):
         """A copy with another number of repeats and/or base seed (``mlbench run --repeats/--seed``)."""
@@ -189,15 +191,18 @@ def parse_protocol(data, where="protocol"):
     for key in ("name", "description", "style", "notes"):
         if key in data and not isinstance(data[key], str):
             raise ConfigError(f"{where}: {key} must be a string")
+    from mlbench.protocols.measure_from import parse_measure_from
+
+    measure_from = parse_measure_from(data.get("measure_from"), metrics, labels, where)
     control = data.get("control")
-    if control is not None and control not in labels:
+    if control is not None and control not in labels and control not in measure_from:
         raise ConfigError(f"{where}: control {control!r} is not one of the protocol's methods")
     return Protocol(
         name=data["name"], split=_split(data["split"], where), metrics=metrics, paper=paper,
         description=data.get("description", ""), seed=seed, preprocess=tuple(steps),
         datasets=_str_list(data.get("datasets"), "datasets", where), methods=entries,
         control=control, stats=_str_list(data.get("stats"), "stats", where),
-        style=data.get("style", "plain"), notes=data.get("notes", ""),
+        style=data.get("style", "plain"), notes=data.get("notes", ""), measure_from=measure_from,
     )
 
 
