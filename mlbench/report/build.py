@@ -44,6 +44,10 @@ def make_report(paths, *, metrics=(), stats=(), control=None, alpha=0.05, style=
         build_tables(None, style)  # raises the one-line error with a suggestion
     strict, _ = normalize_stats(stats, strict=True)
     results = load_results(paths, metrics=list(metrics) or None, protocol=protocol)
+    # a protocol's measure_from (MLDF): each measure from the model trained for it, one column
+    from mlbench.protocols.measure_from import apply as apply_measure_from
+
+    results = apply_measure_from(results)
     defaults = protocol_defaults(results.protocol)
     style = style or defaults.get("style") or "plain"
     if style not in STYLES:
