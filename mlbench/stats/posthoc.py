@@ -11,7 +11,9 @@ Mean-ranks tests (Demšar 2006, section 3.2.2):
 * the statistic comparing methods ``i`` and ``j`` is ``z = (R_i - R_j) / sqrt(k(k+1) / (6N))`` with a
   two-sided normal p-value; Holm's step-down procedure (Holm 1979) tests the ``k-1`` p-values against a
   control in increasing order against ``alpha / (k - i)`` and stops at the first retained hypothesis.
-  The adjusted p-values come from :func:`statsmodels.stats.multitest.multipletests`.
+  Adjusted p-values: Bonferroni ``min(1, m p_i)``; Holm ``max_{j <= i} min(1, (m - j + 1) p_(j))`` over
+  the sorted p-values (:func:`adjust`; equal to statsmodels' ``multipletests``, checked in the tests,
+  which we do not call at run time because it triggers a full garbage collection on every call).
 
 Wilcoxon signed-rank test (Wilcoxon 1945; Demšar 2006, section 3.1.3), the post-hoc test Benavoli,
 Corani & Mangili (JMLR 17, 2016) recommend instead of the mean-ranks tests: the differences ``d_i``
@@ -31,11 +33,26 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
-from statsmodels.stats.multitest import multipletests
 
 from mlbench.errors import MlbenchError
 
 TIE_DECIMALS = 12
+
+
+def adjust(p, alpha=0.05, method="holm"):
+    """``(reject, adjusted p)`` for Bonferroni or Holm's step-down correction of the p-values ``p``."""
+    p = np.asarray(p, dtype=float)
+    m = p.size
+    if method == "bonferroni":
+        adj = np.minimum(1.0, m * p)
+    elif method == "holm":
+        order = np.argsort(p, kind="stable")
+        steps = np.minimum(1.0, (m - np.arange(m)) * p[order])
+        adj = np.empty(m)
+        adj[order] = np.maximum.accumulate(steps)
+    else:
+        raise ValueError(method)
+    return adj <= alpha, adj
 
 
 def q_nemenyi(k, alpha=0.05):
@@ -120,8 +137,8 @@ def mean_ranks_vs_control(average_ranks, n, control, alpha=0.05):
     se = rank_standard_error(k, n)
     z = (r[others] - r[control]) / se
     p = 2.0 * stats.norm.sf(np.abs(z))
-    rej_b, p_b, _, _ = multipletests(p, alpha=alpha, method="bonferroni")
-    rej_h, p_h, _, _ = multipletests(p, alpha=alpha, method="holm")
+    rej_b, p_b = adjust(p, alpha, "bonferroni")
+    rej_h, p_h = adjust(p, alpha, "holm")
     return ControlComparison(control, others, z, p, p_b, p_h, rej_b, rej_h,
                              critical_difference(k, n, alpha, "bonferroni-dunn"))
 
@@ -194,6 +211,6 @@ def wilcoxon_vs_control(scores, control, greater_is_better=True, alpha=0.05):
     others = np.array([j for j in range(k) if j != control])
     results = [wilcoxon_signed_rank(scores[:, control], scores[:, j], greater_is_better) for j in others]
     p = np.array([r.p for r in results])
-    rej_b, p_b, _, _ = multipletests(p, alpha=alpha, method="bonferroni")
-    rej_h, p_h, _, _ = multipletests(p, alpha=alpha, method="holm")
+    rej_b, p_b = adjust(p, alpha, "bonferroni")
+    rej_h, p_h = adjust(p, alpha, "holm")
     return WilcoxonVsControl(control, others, results, p, p_b, p_h, rej_b, rej_h)

@@ -226,3 +226,17 @@ def test_bayes_signed_rank_is_seeded_and_sensible():
     assert same.p_rope == 1.0
     worse = bayesian_signed_rank(AUC[:, 0], AUC[:, 3], rope=0.001, n_samples=2000, random_state=3)
     assert worse.p_control_worse > 0.9
+
+
+@pytest.mark.parametrize("method", ["bonferroni", "holm"])
+def test_adjust_matches_statsmodels(method):
+    from mlbench.stats.posthoc import adjust
+
+    rng = np.random.default_rng(5)
+    for m in (1, 2, 5, 9):
+        p = rng.random(m) ** 3
+        p[rng.integers(m)] = p[0]  # a tie
+        rej, padj = adjust(p, 0.05, method)
+        ref_rej, ref_p, _, _ = multipletests(p, alpha=0.05, method=method)
+        np.testing.assert_allclose(padj, ref_p)
+        np.testing.assert_array_equal(rej, ref_rej)
