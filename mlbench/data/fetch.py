@@ -1,0 +1,152 @@
+"""Getting a dataset's source files onto the local disk, verified.
+
+Where a file comes from, in order:
+
+1. the data directory (``<data_dir>/files/HOST/PATH``), when it is already there with the right sha256;
+2. the copy embedded in the package (``mlbench/embedded/BASENAME.gz``, emotions only), decompressed
+   and checked against the same sha256;
+3. the mirror (``--mirror`` or ``MLBENCH_MIRROR``): a directory, where the file of URL
+   ``https://HOST/PATH`` is ``MIRROR/HOST/PATH`` and is read in place after its checksum is checked
+   (never modified), or a base URL, downloaded like 4. from ``MIRROR/HOST/PATH``;
+4. the pinned URL, downloaded with pooch (``known_hash``, retries, progress bar) into a temporary
+   name that is moved into place only once the checksum matches.
+
+A checksum mismatch raises a DataError naming the file and both hashes; a file of ours that fails
+(a download or a stale copy in the data directory) is removed first.
+"""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+import shutil
+import tempfile
+from importlib import resources
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from mlbench.data.registry import DatasetEntry, FileEntry
+from mlbench.errors import DataError
+
+MIRROR_HINT = "set MLBENCH_MIRROR=/path/to/mirror (or pass --mirror DIR_OR_URL)"
+
+
+def data_dir(path=None) -> Path:
+    """The data directory: ``path``, else ``$MLBENCH_DATA``, else the user cache directory."""
+    if path is None:
+        path = os.environ.get("MLBENCH_DATA")
+    if not path:
+        import platformdirs
+
+        path = platformdirs.user_cache_dir("mlbench")
+    return Path(path).expanduser()
+
+
+def mirror_location(mirror=None) -> str | None:
+    """The mirror: ``mirror``, else ``$MLBENCH_MIRROR``, else None."""
+    return mirror or os.environ.get("MLBENCH_MIRROR") or None
+
+
+def relative_path(url: str) -> str:
+    """``HOST/PATH`` of ``https://HOST/PATH`` (the file's place in a mirror or the data directory)."""
+    parts = urlsplit(url)
+    return f"{parts.netloc}{parts.path}"
+
+
+def sha256_of(path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _mismatch(path, expected, actual):
+    return DataError(f"checksum mismatch for {path}: expected sha256 {expected}, got {actual}")
+
+
+def _embedded(f: FileEntry):
+    ref = resources.files("mlbench").joinpath("embedded", f.basename + ".gz")
+    return ref if ref.is_file() else None
+
+
+def _install_embedded(ref, f: FileEntry, dest: Path) -> Path:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=".part-")
+    try:
+        with os.fdopen(fd, "wb") as out, ref.open("rb") as raw, gzip.open(raw) as src:
+            shutil.copyfileobj(src, out)
+        actual = sha256_of(tmp)
+        if f.sha256 and actual != f.sha256:
+            raise _mismatch(f"embedded {f.basename}", f.sha256, actual)
+        os.replace(tmp, dest)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+    return dest
+
+
+def _download(url: str, f: FileEntry, dest: Path) -> Path:
+    """Download url to dest through pooch (temporary file, hash check, retries, progress bar)."""
+    import pooch
+    import requests
+
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    known = f"sha256:{f.sha256}" if f.sha256 else None
+    store = pooch.create(path=dest.parent, base_url="", registry={dest.name: known},
+                         urls={dest.name: url}, retry_if_failed=2)
+    try:
+        return Path(store.fetch(dest.name, progressbar=True,
+                                downloader=pooch.HTTPDownloader(progressbar=True, timeout=60)))
+    except ValueError as exc:  # pooch: hash mismatch (the partial file is already removed)
+        if "hash" in str(exc).lower():
+            actual = str(exc).split("(")[-1].rstrip(").") if "(" in str(exc) else "?"
+            raise DataError(f"checksum mismatch for {url}: expected sha256 {f.sha256}, "
+                            f"got {actual}; the file was removed") from None
+        raise DataError(f"cannot download {url}: {exc}") from None
+    except (requests.exceptions.RequestException, OSError) as exc:
+        kind = type(exc).__name__
+        raise DataError(f"cannot download {url} ({kind}); no network? {MIRROR_HINT}") from None
+
+
+def fetch_file(f: FileEntry, root: Path, mirror: str | None) -> tuple[Path, str]:
+    """Local path of one verified source file, and where it came from."""
+    rel = relative_path(f.url)
+    dest = root / "files" / rel
+    if dest.is_file():
+        actual = sha256_of(dest)
+        if f.sha256 is None or actual == f.sha256:
+            return dest, "data dir"
+        dest.unlink()  # a stale or corrupt copy of ours
+    ref = _embedded(f)
+    if ref is not None:
+        return _install_embedded(ref, f, dest), "embedded"
+    if mirror:
+        if "://" in mirror:
+            return _download(mirror.rstrip("/") + "/" + rel, f, dest), "mirror URL"
+        src = Path(mirror).expanduser() / rel
+        if not src.is_file():
+            raise DataError(f"{f.basename} is not in the mirror {mirror} (expected {src})")
+        actual = sha256_of(src)
+        if f.sha256 and actual != f.sha256:
+            raise _mismatch(src, f.sha256, actual)
+        return src, "mirror"
+    return _download(f.url, f, dest), "download"
+
+
+def fetch_files(entry: DatasetEntry, root: Path, mirror: str | None) -> dict[str, Path]:
+    """role -> verified local path of every file of ``entry``."""
+    if not entry.fetchable:
+        where = f" (best public source: {entry.source})" if entry.source else ""
+        raise DataError(f"{entry.name} has no pinned, readable file{where}: unverified, "
+                        f"not fetchable")
+    return {f.role: fetch_file(f, root, mirror)[0] for f in entry.files}
+
+
+def combined_sha256(entry: DatasetEntry, paths: dict[str, Path] | None = None) -> str:
+    """The dataset's hash: the file's sha256 for one file, else sha256 of the files' hex digests
+    joined by newlines in datasets.yaml order (computed from ``paths`` where a hash is not pinned)."""
+    digests = [f.sha256 or (sha256_of(paths[f.role]) if paths else "") for f in entry.files]
+    if len(digests) == 1:
+        return digests[0]
+    return hashlib.sha256("\n".join(digests).encode()).hexdigest()

@@ -1,0 +1,89 @@
+"""MULAN datasets: an ARFF file plus an XML file naming the label attributes.
+
+The XML file (``<labels xmlns="http://mulan.sourceforge.net/labels"><label name="..."/>...``)
+lists the label attributes; labels may nest (MULAN's hierarchical datasets), in which case the
+nesting gives ``(parent, child)`` edges.  Every attribute not named there is a feature.  Label
+columns are nominal ``{0,1}``: the label is 1 where the value is ``"1"``.
+"""
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from mlbench.data.arff import NOMINAL, STRING, ArffData
+from mlbench.errors import DataError
+
+
+def read_labels(path) -> tuple[list[str], list[tuple[str, str]]]:
+    """Label names (document order) and (parent, child) edges of a MULAN XML label file."""
+    try:
+        root = ET.parse(Path(path)).getroot()
+    except (ET.ParseError, OSError) as exc:
+        raise DataError(f"{path}: cannot read the MULAN label XML ({exc})") from None
+    names, edges = [], []
+
+    def walk(elem, parent):
+        for child in elem:
+            if child.tag.rsplit("}", 1)[-1] != "label":
+                continue
+            name = child.get("name")
+            if name is None:
+                raise DataError(f"{path}: <label> without a name attribute")
+            names.append(name)
+            if parent is not None:
+                edges.append((parent, name))
+            walk(child, name)
+
+    walk(root, None)
+    if not names:
+        raise DataError(f"{path}: no <label> elements")
+    return names, edges
+
+
+def label_columns(data: ArffData, label_names, xml_path="") -> list[int]:
+    """Column index of each label in ``data``; raises DataError naming labels the ARFF lacks."""
+    index = {n: j for j, n in enumerate(data.names)}
+    missing = [n for n in label_names if n not in index]
+    if missing:
+        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        raise DataError(f"{xml_path or 'label XML'}: labels missing from {data.path}: "
+                        f"{', '.join(map(repr, missing[:3]))}{more}")
+    return [index[n] for n in label_names]
+
+
+def _label_values(data: ArffData, j: int) -> np.ndarray:
+    col = data.X[:, j]
+    col = np.asarray(col.todense()).ravel() if sp.issparse(col) else np.asarray(col)
+    attr = data.attributes[j]
+    if attr.kind == NOMINAL:
+        ones = [k for k, v in enumerate(attr.values) if v.strip() in ("1", "1.0", "true", "yes")]
+        if not ones:
+            raise DataError(f"{data.path}: label {attr.name!r} has no value '1' in "
+                            f"{{{','.join(attr.values)}}}")
+        return np.isin(col, ones)
+    if attr.kind == STRING:
+        raise DataError(f"{data.path}: label {attr.name!r} is a string attribute")
+    if np.isnan(col).any():
+        raise DataError(f"{data.path}: label {attr.name!r} has missing values")
+    return col != 0
+
+
+def split_features_labels(data: ArffData, label_cols: list[int]):
+    """(X, Y, feature_names, nominal) with features = every non-label, non-string column."""
+    labels = set(label_cols)
+    feat = [j for j, a in enumerate(data.attributes) if j not in labels and a.kind != STRING]
+    X = data.X[:, feat]
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64)
+    else:
+        X = np.ascontiguousarray(X, dtype=np.float64)
+    Y = np.zeros((data.X.shape[0], len(label_cols)), dtype=np.int8)
+    for k, j in enumerate(label_cols):
+        Y[:, k] = _label_values(data, j)
+    names = [data.attributes[j].name for j in feat]
+    nominal = {i: list(data.attributes[j].values) for i, j in enumerate(feat)
+               if data.attributes[j].kind == NOMINAL}
+    return X, Y, names, nominal

@@ -1,0 +1,109 @@
+"""The dataset registry: ``datasets.yaml`` parsed into :class:`DatasetEntry` objects.
+
+Names are case-insensitive (``cal500`` finds ``CAL500``); an unknown name raises a DataError that
+suggests the closest known name.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+
+import yaml
+
+from mlbench.errors import DataError
+
+FORMATS = ("mulan", "meka", "mldr-rda", "clus-hmc", "other")
+PART_ROLES = ("train", "valid", "test")
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    """One source file: its role, pinned URL, sha256 (None when it cannot be established)."""
+
+    role: str
+    url: str
+    sha256: str | None
+    bytes: int | None = None
+
+    @property
+    def basename(self) -> str:
+        return self.url.rsplit("/", 1)[-1]
+
+
+@dataclass(frozen=True)
+class DatasetEntry:
+    """One dataset of datasets.yaml."""
+
+    name: str
+    format: str
+    domain: str
+    published: dict
+    papers: tuple = ()
+    verified: bool = False
+    hierarchy: str | None = None
+    source: str | None = None
+    note: str = ""
+    files: tuple = field(default_factory=tuple)
+
+    @property
+    def parts(self) -> list[FileEntry]:
+        """The train / valid / test files, in that order (empty for a single full file)."""
+        return sorted((f for f in self.files if f.role in PART_ROLES),
+                      key=lambda f: PART_ROLES.index(f.role))
+
+    @property
+    def data_files(self) -> list[FileEntry]:
+        return self.parts or [f for f in self.files if f.role == "full"]
+
+    def file(self, role) -> FileEntry | None:
+        return next((f for f in self.files if f.role == role), None)
+
+    @property
+    def fetchable(self) -> bool:
+        return bool(self.data_files) and self.format != "other"
+
+    @property
+    def pinned(self) -> bool:
+        """Every file has a known checksum."""
+        return bool(self.files) and all(f.sha256 for f in self.files)
+
+
+def _entry(name, d) -> DatasetEntry:
+    fmt = d.get("format")
+    if fmt not in FORMATS:
+        raise DataError(f"datasets.yaml: {name}: unknown format {fmt!r}")
+    files = tuple(FileEntry(f["role"], f["url"], f.get("sha256"), f.get("bytes"))
+                  for f in d.get("files") or [])
+    return DatasetEntry(name=name, format=fmt, domain=d.get("domain", ""),
+                        published=dict(d.get("published") or {}),
+                        papers=tuple(d.get("papers") or ()), verified=bool(d.get("verified")),
+                        hierarchy=d.get("hierarchy"), source=d.get("source"),
+                        note=d.get("note", ""), files=files)
+
+
+@lru_cache(maxsize=None)
+def registry() -> dict[str, DatasetEntry]:
+    """name -> DatasetEntry for every dataset of the packaged datasets.yaml."""
+    text = resources.files("mlbench").joinpath("datasets.yaml").read_text()
+    raw = yaml.safe_load(text)["datasets"]
+    return {name: _entry(name, d) for name, d in raw.items()}
+
+
+def list_datasets(paper: str | None = None) -> list[str]:
+    """Every dataset name (those of one paper when given), in datasets.yaml order."""
+    return [n for n, e in registry().items() if paper is None or paper in e.papers]
+
+
+def get_entry(name: str) -> DatasetEntry:
+    """The entry of ``name`` (case-insensitive); DataError with the closest name otherwise."""
+    reg = registry()
+    if name in reg:
+        return reg[name]
+    lower = {n.lower(): n for n in reg}
+    if name.lower() in lower:
+        return reg[lower[name.lower()]]
+    close = difflib.get_close_matches(name.lower(), list(lower), n=1, cutoff=0.4)
+    hint = f"; did you mean {lower[close[0]]!r}?" if close else "; see datasets.yaml"
+    raise DataError(f"unknown dataset {name!r}{hint}")
