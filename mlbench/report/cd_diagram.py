@@ -61,7 +61,10 @@ def draw(names, average_ranks, cd, path, *, test="nemenyi", control=None, title=
     line_h = 0.32
     rows = max(len(left), len(right))
     bars = cliques(r, cd) if test == "nemenyi" else []
-    height = 1.3 + line_h * (rows + 1) + 0.18 * len(bars)
+    y_axis = 0.85
+    bar_top = y_axis + 0.15
+    labels_top = bar_top + 0.18 * len(bars) + 0.25
+    height = labels_top + line_h * (rows - 1) + 0.2
     fig = plt.figure(figsize=(7.0, height))
     ax = fig.add_axes([0, 0, 1, 1])
     ax.set_axis_off()
@@ -70,7 +73,6 @@ def draw(names, average_ranks, cd, path, *, test="nemenyi", control=None, title=
     pad = 0.45 * (hi - lo) + 0.8
     ax.set_xlim(hi + pad, lo - pad)       # reversed: rank 1 on the right
     ax.set_ylim(height, 0)
-    y_axis = 0.85
     ax.plot([lo, hi], [y_axis, y_axis], color="k", lw=1)
     for tick in range(1, k + 1):
         ax.plot([tick, tick], [y_axis - 0.08, y_axis], color="k", lw=1)
@@ -84,7 +86,6 @@ def draw(names, average_ranks, cd, path, *, test="nemenyi", control=None, title=
     ax.text(hi - cd / 2, 0.24, f"CD = {cd:.2f}", ha="center", va="bottom", fontsize=9)
     if title:
         ax.text(lo - pad * 0.95, 0.1, title, ha="right", va="top", fontsize=9)
-    bar_top = y_axis + 0.15
     for b, members in enumerate(bars):
         y = bar_top + 0.18 * b
         ax.plot([r[members].min() - 0.03, r[members].max() + 0.03], [y, y], color="k", lw=3,
@@ -92,7 +93,6 @@ def draw(names, average_ranks, cd, path, *, test="nemenyi", control=None, title=
     if test != "nemenyi" and control is not None:
         c = r[control]
         ax.plot([max(lo, c - cd), min(hi, c + cd)], [bar_top, bar_top], color="tab:red", lw=3)
-    labels_top = bar_top + 0.18 * len(bars) + 0.25
     for side, members in (("left", left), ("right", right)):
         for row, j in enumerate(members):
             y = labels_top + line_h * row
