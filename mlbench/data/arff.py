@@ -120,7 +120,9 @@ def unquote(value: str) -> str:
 
 
 def _parse_name(rest: str):
-    """Split ``name type`` after ``@attribute``; the name may be quoted (quotes stripped)."""
+    """Split ``name type`` after ``@attribute``; a quoted name has its quotes and escapes
+    resolved as Weka does (``'Swainson\\'s Thrush'`` -> ``Swainson's Thrush``; liac-arff keeps the
+    backslash, the one place where this reader differs from it)."""
     rest = rest.strip()
     if rest[:1] in ("'", '"'):
         q = rest[0]
@@ -134,7 +136,7 @@ def _parse_name(rest: str):
             i += 1
         if i >= len(rest):
             raise ValueError("unterminated quoted attribute name")
-        return rest[1:i], rest[i + 1:].strip()
+        return unquote(rest[:i + 1]), rest[i + 1:].strip()
     parts = rest.split(None, 1)
     if len(parts) != 2:
         raise ValueError("attribute without a type")
