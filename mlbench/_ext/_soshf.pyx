@@ -37,7 +37,8 @@ cdef void _adam(const float64_t[:, ::1] X, const signed char[::1] pos, float64_t
     # per-call overhead of BLAS/NumPy temporaries, which dominated the reference, disappears.
     cdef intp_t p = X.shape[1]
     cdef intp_t k = bounds.shape[0] - 1
-    cdef intp_t it, b, r, i, j, lo, hi, n_pos, n_neg, steps = 0
+    cdef intp_t it, b, r, i, j, lo, hi, n_pos, n_neg, row, steps = 0
+    cdef intp_t n_perm = perms.shape[0]
     cdef double alpha, t, s_tp, s_fp, s_ntp, s_nfp, tpr, fpr, ntpr, nfpr
     cdef double a_, b_, c_, e_, d_tpr, d_fpr, c_pos, c_neg, coef, zi, bc1, bc2
     for j in range(p):
@@ -47,9 +48,10 @@ cdef void _adam(const float64_t[:, ::1] X, const signed char[::1] pos, float64_t
         b = it % k
         lo = bounds[b]
         hi = bounds[b + 1]
+        row = (it // k) % n_perm
         n_pos = 0
         for r in range(lo, hi):
-            n_pos += pos[perms[it // k, r]]
+            n_pos += pos[perms[row, r]]
         n_neg = (hi - lo) - n_pos
         if n_pos == 0 or n_neg == 0:
             continue
@@ -60,7 +62,7 @@ cdef void _adam(const float64_t[:, ::1] X, const signed char[::1] pos, float64_t
         s_ntp = 0.0
         s_nfp = 0.0
         for r in range(lo, hi):
-            i = perms[it // k, r]
+            i = perms[row, r]
             zi = 0.0
             for j in range(p):
                 zi += X[i, j] * w[j]
@@ -89,7 +91,7 @@ cdef void _adam(const float64_t[:, ::1] X, const signed char[::1] pos, float64_t
         for j in range(p):
             g[j] = 0.0
         for r in range(lo, hi):
-            i = perms[it // k, r]
+            i = perms[row, r]
             t = z[r - lo]
             coef = (1.0 - t * t) * (c_pos if pos[i] else c_neg)
             for j in range(p):

@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import scipy.linalg
 
 #: lower clip of the soft rates (eq. 5) so the square roots of eq. 7 can be divided by
 RATE_FLOOR = 1e-12
@@ -96,8 +97,15 @@ def batch_bounds(n, batch_size):
 
 
 def draw_permutations(rng, n, n_iter, batch_size):
-    """One fresh permutation of the node's rows per pass that ``n_iter`` iterations need."""
+    """One fresh permutation of the node's rows per pass that ``n_iter`` iterations need.
+
+    A node that fits in one batch gets the identity only: a full-batch gradient does not depend on
+    the order of the rows, so reshuffling would cost time (and random draws) for nothing.  Passes
+    beyond the drawn permutations reuse them cyclically (``pass % len(perms)``).
+    """
     k = len(batch_bounds(n, batch_size)) - 1
+    if k == 1:
+        return np.arange(n, dtype=np.intp)[None, :]
     n_pass = -(-n_iter // k)
     return np.ascontiguousarray(np.stack([rng.permutation(n) for _ in range(n_pass)]), dtype=np.intp)
 
@@ -116,7 +124,7 @@ def adam_reference(X, pos, w, perms, bounds, n_iter, *, gamma=0.0, eta=1e6, lr=0
     k = len(bounds) - 1
     steps = 0
     for it in range(n_iter):
-        rows = perms[it // k, bounds[it % k]:bounds[it % k + 1]]
+        rows = perms[(it // k) % len(perms), bounds[it % k]:bounds[it % k + 1]]
         p = pos[rows]
         if p.all() or not p.any():
             continue
@@ -134,8 +142,12 @@ def adam_reference(X, pos, w, perms, bounds, n_iter, *, gamma=0.0, eta=1e6, lr=0
 
 
 def least_squares_init(X, y):
-    """Stage-0 weights: the (minimum-norm) least-squares solution of ``X w = y``, ``y`` in {-1, 1}."""
-    return np.linalg.lstsq(X, y.astype(np.float64), rcond=None)[0]
+    """Stage-0 weights: the minimum-norm least-squares solution of ``X w = y``, ``y`` in {-1, 1}.
+
+    LAPACK ``gelsy`` (complete orthogonal factorisation) gives the same minimum-norm solution as the
+    SVD driver, rank-deficient nodes included, about three times faster.
+    """
+    return scipy.linalg.lstsq(X, y.astype(np.float64), lapack_driver="gelsy", check_finite=False)[0]
 
 
 def sparsity_rho(n_features, n_rows, rho_max=0.4):

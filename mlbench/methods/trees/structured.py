@@ -32,6 +32,7 @@ from joblib import Parallel, delayed
 from sklearn.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils import check_random_state
+from threadpoolctl import threadpool_limits
 
 from mlbench.errors import ConfigError
 from mlbench.methods.base import MultiLabelClassifier
@@ -211,8 +212,11 @@ class StructuredForest(MultiLabelClassifier):
                              global_counts=(n, pos_global[labs]), min_leaf=int(self.min_samples_leaf),
                              beta=float(self.beta), hellinger=hell)
 
-        self.trees_ = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(build)(*d) for d in draws)
+        # One BLAS thread: node problems are small, and multithreaded BLAS on a shared machine made
+        # each least-squares solve ~50x slower (measured) than a single thread.
+        with threadpool_limits(1):
+            self.trees_ = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+                delayed(build)(*d) for d in draws)
         # out-of-bag scores -> per-label F-measure thresholds
         num = np.zeros((n, L))
         den = np.zeros((n, L))
