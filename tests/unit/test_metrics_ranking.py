@@ -58,10 +58,12 @@ def test_kernel_equals_numpy(seed):
         np.testing.assert_allclose(getattr(a, field), getattr(b, field), rtol=1e-12, equal_nan=True)
 
 
-def test_kernel_is_built():
-    from mlbench.metrics import ranking
+def test_kernels_are_built():
+    from mlbench.metrics import auc, ranking
 
-    assert ranking._kernel is not None, "build it: MLBENCH_ONLY=_ranking python setup.py build_ext --inplace"
+    hint = "build it: MLBENCH_ONLY=_ranking python setup.py build_ext --inplace"
+    assert ranking._kernel is not None, hint
+    assert auc._kernel is not None, hint
 
 
 @pytest.mark.parametrize("seed", range(10))
@@ -131,3 +133,14 @@ def test_auc_without_any_defined_label_is_nan():
     Yt = np.array([[1, 0], [1, 0]])
     assert np.isnan(m("macro_auc", Yt, np.ones((2, 2))))
     assert np.isnan(m("micro_auc", np.zeros((2, 2), dtype=int), np.ones((2, 2))))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_auc_kernel_equals_numpy(seed):
+    from mlbench.metrics.auc import _auc_columns, _auc_columns_numpy
+
+    rng = np.random.default_rng(seed)
+    n = 40 + 500 * (seed % 2)  # small and large per-label buckets (the kernel has two paths)
+    Yt = (rng.random((n, 6)) < [0, 1, 0.02, 0.3, 0.8, 0.5]).astype(np.int8)
+    Sc = rng.integers(0, 4 if seed < 3 else 10**6, (n, 6)) / 4
+    np.testing.assert_allclose(_auc_columns(Yt, Sc), _auc_columns_numpy(Yt, Sc), rtol=1e-12, equal_nan=True)
