@@ -19,10 +19,12 @@ Learning (section 5.3.2):
 3. Fix the kept structures and relearn all parameters on the full training data by EM.
 
 EM (Algorithm 1): the E-step computes the posteriors gamma_k(n) (Eq. 8); the M-step sets
-lambda_k = Gamma_k / N and refits each CTBN's node regressions with instance weights (Eq. 10).  The
-regressions receive gamma_k(n) itself (= w_k(n) Gamma_k: same maximiser as Eq. 10 without a penalty,
-and a component responsible for fewer rows is regularised accordingly); they are warm-started from
-the previous iterate.  EM stops when the mean training log-likelihood improves by less than
+lambda_k = Gamma_k / N and refits each CTBN's node regressions with the renormalised weights
+w_k(n) = gamma_k(n) / Gamma_k of Eq. 10, multiplied by N so that every component's L2 penalty keeps
+the strength chosen for the whole training set.  (Passing gamma_k(n) instead, i.e. penalising a
+component in proportion to 1 / Gamma_k, made the mixture *lower* the training likelihood as trees were
+added on emotions: the components were shrunk towards constants.)  Fits are warm-started from the
+previous iterate.  EM stops when the mean training log-likelihood improves by less than
 ``em_tol`` or after ``em_max_iter`` rounds.
 
 Prediction (section 5.4): each CTBN's exact MAP vector (max-sum) is a candidate; the candidate with
@@ -81,8 +83,9 @@ def em(X, Y, trees, lam, Cs, max_iter, tol):
         prev = mean_ll
         gamma = np.exp(joint - ll[:, None])               # E-step, Eq. 8
         lam = gamma.sum(axis=0) / n                        # M-step: lambda_k = Gamma_k / N
-        trees = [fit_tree_params(X, Y, t.parent, gamma[:, k], Cs, init=t)  # Eq. 10
-                 for k, t in enumerate(trees)]
+        # Eq. 10 with w_k(n) = gamma_k(n) / Gamma_k, times N (see the module docstring)
+        w = gamma / np.maximum(gamma.sum(axis=0), 1e-300) * n
+        trees = [fit_tree_params(X, Y, t.parent, w[:, k], Cs, init=t) for k, t in enumerate(trees)]
     return trees, lam, rounds
 
 

@@ -28,12 +28,12 @@ from sklearn.utils.validation import check_is_fitted
 from mlbench.errors import ConfigError
 from mlbench.methods.base import MultiLabelClassifier, check_multilabel_Y
 from mlbench.methods.probabilistic._logistic import (DEFAULT_CS, bernoulli_loglik, check_Cs, choose_C,
-                                                     fit_logistic, hstack, single_blas_thread)
+                                                     fit_logistic, hstack, log_sigmoid,
+                                                     single_blas_thread)
 from mlbench.methods.registry import register
 
-#: (rows x label vectors x labels) floats evaluated at once during enumeration
-_CHUNK = 4_000_000
-
+#: rows x label vectors held at once during enumeration
+_ROWS_TIMES_VECTORS = 2_000_000
 
 def all_label_vectors(L):
     """Every 0/1 vector of length L, shape (2^L, L), in binary counting order (label 0 the top bit)."""
@@ -64,17 +64,26 @@ class _Chain:
         logit = np.asarray(X @ self.coef.T) + self.intercept + Yo @ self.lcoef.T
         return bernoulli_loglik(logit, Yo).sum(axis=1)
 
-    def joint_all(self, X, allY):
-        """log P(y | x) for every row and every vector of ``allY`` (label order), shape (n, V)."""
+    def joint_all(self, X):
+        """log P(y | x) for every row and every label vector, shape (n, 2^L), columns in the order
+        of :func:`all_label_vectors`.
+
+        Built prefix by prefix: position j's logit depends only on the 2^j prefixes before it, so
+        the work is sum_j 2^j = 2^L log-sigmoids per row instead of L 2^L for scoring every full
+        vector (7x fewer for L = 14).
+        """
         A = np.asarray(X @ self.coef.T) + self.intercept           # (n, L)
-        Yo = allY[:, self.order]                                    # (V, L) in chain positions
-        B = Yo @ self.lcoef.T                                       # (V, L): previous-label terms
-        n, (V, L) = A.shape[0], Yo.shape
-        out = np.empty((n, V))
-        step = max(1, _CHUNK // (V * L))
-        for s in range(0, n, step):
-            logit = A[s:s + step, None, :] + B[None, :, :]
-            out[s:s + step] = bernoulli_loglik(logit, Yo[None, :, :]).sum(axis=2)
+        L = A.shape[1]
+        J = np.zeros((A.shape[0], 1))
+        for j in range(L):
+            # prefix k (positions 0..j-1, position 0 the top bit) extends to 2k + y_j
+            z = A[:, j, None] + all_label_vectors(j) @ self.lcoef[j, :j]   # (n, 2^j)
+            J = np.stack([J + log_sigmoid(-z), J + log_sigmoid(z)], axis=2).reshape(len(A), -1)
+        # column of each position-ordered vector in label order
+        pos = all_label_vectors(L).astype(np.int64)
+        code = (pos << (L - 1 - self.order)[None, :]).sum(axis=1)
+        out = np.empty_like(J)
+        out[:, code] = J
         return out
 
 
@@ -129,9 +138,15 @@ class ProbabilisticClassifierChain(MultiLabelClassifier):
     def _joint_all(self, X):
         """(n, 2^L) log P(y | x) of every label vector (mixture of the chains with equal weights)."""
         X = self._validate_predict(X)
-        allY = all_label_vectors(self.n_labels_)
-        J = np.stack([c.joint_all(X, allY) for c in self.chains_])
-        return logsumexp(J, axis=0) - np.log(len(self.chains_)), allY
+        V = 2 ** self.n_labels_
+        out = np.empty((X.shape[0], V))
+        step = max(1, _ROWS_TIMES_VECTORS // V)     # bounds memory to a few (rows x 2^L) blocks
+        for s in range(0, X.shape[0], step):
+            J = self.chains_[0].joint_all(X[s:s + step])
+            for c in self.chains_[1:]:
+                J = np.logaddexp(J, c.joint_all(X[s:s + step]))
+            out[s:s + step] = J - np.log(len(self.chains_))
+        return out, all_label_vectors(self.n_labels_)
 
     def predict(self, X):
         """The joint mode argmax_y P(y | x), found by enumeration."""
