@@ -326,16 +326,21 @@ def _analyse_metric(results, metric, methods, ctrl, alpha, stats, strict, split_
 def _block_methods(mean, methods, ctrl):
     """The methods of the tests over datasets and the ones left out, with the reason.
 
-    Methods without any value are left out first.  If fewer than two datasets then have a value for
-    every remaining method, the method (never the control) missing on the most datasets is left out,
-    repeatedly, while at least two methods remain."""
+    The Friedman test and its relatives need a complete block.  Methods without any value are left
+    out first; then, greedily, the method (never the control) missing on the most datasets is left
+    out whenever that gives a larger block (datasets x methods) than leaving out the datasets it
+    lacks.  The report lists both the methods and the datasets left out."""
     if not mean[ctrl].notna().any():
         raise MlbenchError(f"the control {ctrl} has no value for this metric on any dataset")
     keep = [m for m in methods if mean[m].notna().any()]
     dropped = [(m, "no results") for m in methods if m not in keep]
-    while len(keep) > 2 and int(mean[keep].notna().all(axis=1).sum()) < 2:
+    while len(keep) > 2:
+        size = int(mean[keep].notna().all(axis=1).sum()) * len(keep)
         gaps = {m: int(mean[m].isna().sum()) for m in keep if m != ctrl}
         worst = max(gaps, key=lambda m: (gaps[m], -keep.index(m)))
-        keep.remove(worst)
-        dropped.append((worst, f"missing on {gaps[worst]} datasets"))
+        rest = [m for m in keep if m != worst]
+        if gaps[worst] == 0 or int(mean[rest].notna().all(axis=1).sum()) * len(rest) <= size:
+            break
+        keep = rest
+        dropped.append((worst, f"missing on {gaps[worst]} of {len(mean)} datasets"))
     return keep, dropped
