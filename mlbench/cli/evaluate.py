@@ -47,9 +47,19 @@ def _print_table(results, Y, source):
     Console().print(table)
 
 
-@click.command(help=__doc__.split("\n\n")[0] + "\n\nFiles: CSV, one row per instance, one column per "
-               "label, header row optional.  Without --predictions, predictions are scores >= "
-               "--threshold.  Prints every applicable measure unless --metric names some.")
+HELP = """Score predictions made by any tool.
+
+Files are CSV: one row per instance, one column per label, header row optional (when both files
+have one, columns are matched by name).  Without --predictions, predictions are scores >=
+--threshold.  Prints every applicable measure unless --metric names some.
+
+\b
+Example:
+  mlbench evaluate --truth Y.csv --scores S.csv --metric macro_f1,macro_auc --format json
+"""
+
+
+@click.command(help=HELP)
 @click.option("--truth", required=True, metavar="Y.csv", help="0/1 truth matrix.")
 @click.option("--scores", metavar="S.csv", help="Score matrix (higher = more relevant).")
 @click.option("--predictions", metavar="P.csv", help="0/1 prediction matrix.")

@@ -8,8 +8,6 @@ the four ranking measures.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from mlbench.errors import ConfigError
 from mlbench.metrics import ranking as _ranking
 from mlbench.metrics._validate import check_binary, check_joint, check_scores

@@ -124,10 +124,11 @@ average_precision = _ranking_measure("average_precision", "average_precision",
 
 _RANK = dict(needs="scores", kind="ranking")
 register_measure("one_error", one_error, greater_is_better=False, display="One-error",
-                 description="share of instances whose top-scored label is irrelevant (MLDF Table 1)", **_RANK)
+                 description="share of instances whose top-scored label is irrelevant (MLDF Table 1)",
+                 **_RANK)
 register_measure("coverage", coverage, greater_is_better=False, display="Coverage",
                  description="labels to go down the ranking to cover all relevant ones (MULAN, raw)", **_RANK)
-register_measure("coverage_normalized", coverage_normalized, greater_is_better=False, display="Coverage",
+register_measure("coverage_normalized", coverage_normalized, greater_is_better=False, display="Coverage/L",
                  description="coverage divided by the number of labels (MLDF Table 1)", **_RANK)
 register_measure("ranking_loss", ranking_loss, greater_is_better=False, display="Ranking loss",
                  description="share of relevant/irrelevant label pairs misordered (MLDF Table 1)", **_RANK)

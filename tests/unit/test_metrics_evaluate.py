@@ -117,7 +117,8 @@ def test_cli_json_matches_library(tmp_path, capsys):
 def test_cli_matches_columns_by_header(tmp_path, capsys):
     y = write(tmp_path / "y.csv", Y.tolist(), header=["a", "b", "c"])
     s = write(tmp_path / "s.csv", S[:, [2, 0, 1]].tolist(), header=["c", "a", "b"])
-    code, out, _ = run(capsys, "--truth", y, "--scores", s, "--format", "json", "--metric", "macro_auc,one_error")
+    code, out, _ = run(capsys, "--truth", y, "--scores", s, "--format", "json",
+                       "--metric", "macro_auc,one_error")
     assert code == 0
     assert json.loads(out) == pytest.approx(evaluate(Y, scores=S, measures=["macro_auc", "one_error"]))
 
@@ -165,7 +166,8 @@ def test_cli_missing_and_empty_files(tmp_path, capsys):
     code, _, err = run(capsys, "--truth", str(tmp_path / "none.csv"), "--scores", str(tmp_path / "none.csv"))
     assert code == 2 and "none.csv: no such file" in err
     (tmp_path / "empty.csv").write_text("")
-    code, _, err = run(capsys, "--truth", str(tmp_path / "empty.csv"), "--scores", str(tmp_path / "empty.csv"))
+    empty = str(tmp_path / "empty.csv")
+    code, _, err = run(capsys, "--truth", empty, "--scores", empty)
     assert code == 2 and "empty.csv: empty file" in err
     y = write(tmp_path / "y.csv", [[1, 0]])
     code, _, err = run(capsys, "--truth", y)
