@@ -35,6 +35,7 @@ def check_fraction(name, value):
         raise ConfigError(f"{name} must lie strictly between 0 and 1, got {value!r}")
 
 
+@single_blas_thread
 def learn_ctbn(X, Y, weight, Cs, holdout_fraction, rng):
     """Structure by maximum branching over held-out edge weights, then parameters on all of (X, Y).
 

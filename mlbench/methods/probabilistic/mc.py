@@ -65,6 +65,7 @@ def mixture_loglik(trees, log_lambda, X, Y):
     return logsumexp(joint, axis=1), joint
 
 
+@single_blas_thread
 def em(X, Y, trees, lam, Cs, max_iter, tol):
     """Algorithm 1 for fixed structures; returns ``(trees, lambda, rounds)``."""
     n = X.shape[0]
