@@ -19,6 +19,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import os
+import re
 import shutil
 import tempfile
 from importlib import resources
@@ -86,6 +87,38 @@ def _install_embedded(ref, f: FileEntry, dest: Path) -> Path:
     return dest
 
 
+class _RichProgress:
+    """The progress-bar object pooch drives (total, update, reset, close), drawn with rich."""
+
+    def __init__(self, label):
+        from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn,
+                                   TransferSpeedColumn)
+
+        self._progress = Progress(TextColumn(label), BarColumn(), DownloadColumn(),
+                                  TransferSpeedColumn(), transient=True)
+        self._task = self._progress.add_task(label, total=None)
+        self._progress.start()
+        self._total = None
+
+    @property
+    def total(self):
+        return self._total
+
+    @total.setter
+    def total(self, value):
+        self._total = value or None
+        self._progress.update(self._task, total=self._total)
+
+    def update(self, n):
+        self._progress.advance(self._task, n)
+
+    def reset(self):
+        self._progress.reset(self._task, total=self._total)
+
+    def close(self):
+        self._progress.stop()
+
+
 def _download(url: str, f: FileEntry, dest: Path) -> Path:
     """Download url to dest through pooch (temporary file, hash check, retries, progress bar)."""
     import pooch
@@ -96,13 +129,17 @@ def _download(url: str, f: FileEntry, dest: Path) -> Path:
     store = pooch.create(path=dest.parent, base_url="", registry={dest.name: known},
                          urls={dest.name: url}, retry_if_failed=2)
     try:
-        return Path(store.fetch(dest.name, progressbar=True,
-                                downloader=pooch.HTTPDownloader(progressbar=True, timeout=60)))
-    except ValueError as exc:  # pooch: hash mismatch (the partial file is already removed)
-        if "hash" in str(exc).lower():
-            actual = str(exc).split("(")[-1].rstrip(").") if "(" in str(exc) else "?"
+        bar = _RichProgress(f.basename)
+        try:
+            downloader = pooch.HTTPDownloader(progressbar=bar, timeout=60)
+            return Path(store.fetch(dest.name, downloader=downloader))
+        finally:
+            bar.close()
+    except ValueError as exc:  # pooch: hash mismatch (it has already removed the download)
+        got = re.search(r"got ([0-9a-f]{64})", str(exc))
+        if got:
             raise DataError(f"checksum mismatch for {url}: expected sha256 {f.sha256}, "
-                            f"got {actual}; the file was removed") from None
+                            f"got {got.group(1)}; the file was removed") from None
         raise DataError(f"cannot download {url}: {exc}") from None
     except (requests.exceptions.RequestException, OSError) as exc:
         kind = type(exc).__name__

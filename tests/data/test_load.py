@@ -1,0 +1,235 @@
+"""load_dataset, fetch and the cache; the CLI's one-line errors (exit status 2)."""
+import functools
+import hashlib
+import http.server
+import os
+import threading
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from click.testing import CliRunner
+
+import mlbench.data.registry as reg
+from mlbench.cli import cli
+from mlbench.data import cache, load_dataset
+from mlbench.data.dataset import Dataset
+from mlbench.data.registry import DatasetEntry, FileEntry, get_entry, list_datasets
+from mlbench.errors import DataError
+
+TOY_ARFF = b"""@relation toy
+@attribute f1 numeric
+@attribute f2 {a,b}
+@attribute L1 {0,1}
+@attribute L2 {0,1}
+@data
+0.5,a,1,0
+1.5,b,0,1
+2.5,a,1,1
+"""
+TOY_XML = (b'<?xml version="1.0"?><labels xmlns="http://mulan.sourceforge.net/labels">'
+           b'<label name="L1"/><label name="L2"/></labels>')
+HOST = "example.org"
+
+
+def sha(b):
+    return hashlib.sha256(b).hexdigest()
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    """A data dir, no mirror, no network (a dead proxy makes any download fail at once)."""
+    monkeypatch.setenv("MLBENCH_DATA", str(tmp_path / "data"))
+    monkeypatch.delenv("MLBENCH_MIRROR", raising=False)
+    for var in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.setenv(var, "http://127.0.0.1:9")
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    return tmp_path
+
+
+def add_toy(monkeypatch, mirror, arff=TOY_ARFF, xml=TOY_XML, pinned_arff=None):
+    """Register dataset 'toy' (files in ``mirror``) next to the real registry."""
+    (mirror / HOST / "toy").mkdir(parents=True, exist_ok=True)
+    (mirror / HOST / "toy" / "toy.arff").write_bytes(arff)
+    (mirror / HOST / "toy" / "toy.xml").write_bytes(xml)
+    entry = DatasetEntry(name="toy", format="mulan", domain="test",
+                         published={"instances": 3, "features": 2, "labels": 2},
+                         files=(FileEntry("full", f"https://{HOST}/toy/toy.arff",
+                                          pinned_arff or sha(TOY_ARFF)),
+                                FileEntry("labels-xml", f"https://{HOST}/toy/toy.xml", sha(TOY_XML))))
+    table = dict(reg.registry())
+    table["toy"] = entry
+    monkeypatch.setattr(reg, "registry", lambda: table)
+    return entry
+
+
+def run_cli(*args):
+    from mlbench.cli import main
+
+    result = CliRunner().invoke(cli, list(args), standalone_mode=False, catch_exceptions=True)
+    # mirror mlbench.cli.main: an MlbenchError is one line on stderr and exit status 2
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        with pytest.raises(SystemExit) as e:
+            main(list(args))
+        return e.value.code, str(result.exception)
+    return 0, result.output
+
+
+# --- registry -----------------------------------------------------------------------------
+def test_registry_has_every_paper_dataset_and_manifest_entry():
+    names = set(list_datasets())
+    for n in ["emotions", "yeast", "scene", "cal500", "enron", "medical", "genbase", "birds",
+              "corel5k", "rcv1subset1", "rcv1subset5", "corel16k-s1", "corel16k-s2", "tmc2007",
+              "mediamill", "image", "eurlex-sm", "ImCLEF07A", "dmoz-small", "ipc", "rcv1v2-hier"]:
+        assert n in names, n
+    for n in ["mediamill", "tmc2007", "eurlex-sm", "image", "ipc", "rcv1v2-hier"]:
+        e = get_entry(n)
+        assert not e.fetchable and not e.verified and e.source
+    assert set(list_datasets("soshf")) >= {"cal500", "emotions", "rcv1subset2", "mediamill"}
+    for e in reg.registry().values():
+        for f in e.files:
+            assert f.sha256 is None or len(f.sha256) == 64
+            assert "/" in f.url and (f.sha256 or not e.verified)
+
+
+def test_names_are_case_insensitive_and_unknown_suggests():
+    assert get_entry("CAL500").name == "cal500" and get_entry("Emotions").name == "emotions"
+    with pytest.raises(DataError, match="unknown dataset 'emotion'; did you mean 'emotions'"):
+        get_entry("emotion")
+
+
+# --- loading ------------------------------------------------------------------------------
+def test_emotions_embedded_without_network_or_mirror(env):
+    ds = load_dataset("emotions")
+    assert (ds.n_instances, ds.n_features, ds.n_labels) == (593, 72, 6)
+    assert len(ds.parts["train"]) == 391 and ds.parts["test"][0] == 391
+    assert ds.Y.dtype == np.int8 and ds.X.dtype == np.float64 and ds.X.flags.c_contiguous
+    assert ds.label_names[0] == "amazed-suprised" and ds.domain == "music"
+    assert abs(ds.Y.sum(1).mean() - 1.868) < 1e-3
+    assert (env / "data" / "emotions.npz").is_file()
+    again = load_dataset("emotions")  # from the cache
+    np.testing.assert_array_equal(again.X, ds.X)
+    assert again.sha256 == ds.sha256 and again.parts.keys() == ds.parts.keys()
+
+
+def test_cache_round_trip_csr_and_hierarchy(tmp_path):
+    from mlbench.data.hierarchy import Hierarchy
+
+    ds = Dataset(name="c", X=sp.csr_matrix(np.array([[0, 1.5], [2, 0]])),
+                 Y=np.array([[1, 0], [0, 1]], dtype=np.int8), feature_names=["a", "b"],
+                 label_names=["p", "q"], nominal={1: ["x", "y"]},
+                 parts={"train": np.array([0]), "test": np.array([1])},
+                 hierarchy=Hierarchy([("p", "q")]), sha256="abc", domain="d")
+    cache.save(tmp_path, ds)
+    assert sorted(os.listdir(tmp_path)) == ["c.npz"]  # no temporary file left behind
+    back = cache.load(tmp_path, "c", "abc")
+    assert back.X.format == "csr" and (back.X != ds.X).nnz == 0
+    assert back.nominal == {1: ["x", "y"]} and back.hierarchy.edges == [("p", "q")]
+    assert back.parts["test"].tolist() == [1]
+    assert cache.load(tmp_path, "c", "other-hash") is None
+
+
+def test_mirror_directory(env, monkeypatch):
+    add_toy(monkeypatch, env / "mirror")
+    ds = load_dataset("toy", mirror=str(env / "mirror"))
+    assert ds.Y.tolist() == [[1, 0], [0, 1], [1, 1]] and ds.nominal == {1: ["a", "b"]}
+    np.testing.assert_array_equal(ds.X, [[0.5, 0], [1.5, 1], [2.5, 0]])
+
+
+def test_mirror_base_url_download(env, monkeypatch):
+    add_toy(monkeypatch, env / "www")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(env / "www"))
+    handler.log_message = lambda *a, **k: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    for var in ("HTTP_PROXY", "http_proxy"):
+        monkeypatch.delenv(var)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    try:
+        ds = load_dataset("toy", mirror=f"http://127.0.0.1:{server.server_address[1]}")
+    finally:
+        server.shutdown()
+    assert ds.n_instances == 3
+    assert (env / "data" / "files" / HOST / "toy" / "toy.arff").read_bytes() == TOY_ARFF
+
+
+# --- CLI errors: one line, exit status 2, nothing half-written ------------------------------
+def test_cli_unknown_name(env):
+    code, msg = run_cli("info", "yeest")
+    assert code == 2 and "did you mean 'yeast'" in msg
+
+
+def test_cli_checksum_mismatch(env, monkeypatch):
+    add_toy(monkeypatch, env / "mirror", pinned_arff="0" * 64)
+    code, msg = run_cli("fetch", "toy", "--mirror", str(env / "mirror"))
+    assert code == 2 and "checksum mismatch" in msg and "0" * 64 in msg and sha(TOY_ARFF) in msg
+    assert not (env / "data" / "toy.npz").exists()
+
+
+def test_cli_stale_copy_in_data_dir_is_removed(env, monkeypatch):
+    add_toy(monkeypatch, env / "mirror")
+    stale = env / "data" / "files" / HOST / "toy" / "toy.arff"
+    stale.parent.mkdir(parents=True)
+    stale.write_bytes(b"corrupt")
+    code, out = run_cli("fetch", "toy", "--mirror", str(env / "mirror"))
+    assert code == 0 and "verified" in out and not stale.exists()
+
+
+def test_cli_malformed_arff(env, monkeypatch):
+    bad = TOY_ARFF.replace(b"1.5,b,0,1", b"1.5,b,0")
+    add_toy(monkeypatch, env / "mirror", arff=bad, pinned_arff=sha(bad))
+    code, msg = run_cli("fetch", "toy", "--mirror", str(env / "mirror"))
+    assert code == 2 and "toy.arff:8: malformed ARFF data: expected 4 values, found 3" in msg
+    assert not (env / "data" / "toy.npz").exists()
+
+
+@pytest.mark.parametrize("cut, words", [
+    (b"@attribute L2", "toy.arff: truncated ARFF: no @data section"),
+    (b",0,1\n2.5", "toy.arff:8: malformed ARFF data: expected 4 values, found 2"),
+])
+def test_cli_truncated_arff(env, monkeypatch, cut, words):
+    bad = TOY_ARFF[:TOY_ARFF.index(cut)]
+    add_toy(monkeypatch, env / "mirror", arff=bad, pinned_arff=sha(bad))
+    code, msg = run_cli("fetch", "toy", "--mirror", str(env / "mirror"))
+    assert code == 2 and words in msg
+
+
+def test_cli_xml_labels_missing(env, monkeypatch):
+    xml = TOY_XML.replace(b'"L2"', b'"L3"')
+    entry = add_toy(monkeypatch, env / "mirror", xml=xml)
+    table = reg.registry()
+    table["toy"] = DatasetEntry(**{**entry.__dict__, "files": (
+        entry.files[0], FileEntry("labels-xml", entry.files[1].url, sha(xml)))})
+    code, msg = run_cli("fetch", "toy", "--mirror", str(env / "mirror"))
+    assert code == 2 and "labels missing from" in msg and "'L3'" in msg
+
+
+def test_cli_no_network_no_mirror(env):
+    code, msg = run_cli("fetch", "yeast")
+    assert code == 2 and "MLBENCH_MIRROR" in msg and "cannot download" in msg
+    assert not list((env / "data").rglob("*.arff"))
+
+
+def test_cli_unverified_dataset_reported(env):
+    code, out = run_cli("fetch", "mediamill")
+    assert code == 0 and "mediamill" in out and "unverified" in out
+
+
+def test_cli_info_formats(env):
+    code, out = run_cli("info", "emotions", "--format", "csv")
+    assert code == 0
+    header, row = out.strip().splitlines()
+    assert header.startswith("name,domain,instances,features,labels,feature_type,cardinality")
+    assert row.startswith("emotions,music,593,72,6,numeric,1.86")
+
+
+def test_cli_info_with_protocol(env):
+    pytest.importorskip("mlbench.protocols", reason="protocols are provided by the runner part")
+    pytest.importorskip("mlbench.data.preprocess", reason="preprocessing is the runner's part")
+    code, out = run_cli("info", "emotions", "--protocol", "soshf", "--format", "json")
+    assert code == 0
+    import json
+
+    row = json.loads(out)[0]
+    assert row["instances"] == 593 and row["labels"] <= 6 and row["ir_max"] <= 50
