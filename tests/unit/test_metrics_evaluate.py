@@ -183,3 +183,10 @@ def test_cli_header_names_must_agree(tmp_path, capsys):
 
 def test_metric_input_error_is_a_user_error():
     assert issubclass(MetricInputError, MlbenchError)
+
+
+def test_cli_json_infinite_loss_is_a_string(tmp_path, capsys):
+    y = write(tmp_path / "y.csv", [[1, 0], [0, 1]])
+    j = write(tmp_path / "j.csv", [["-inf"], [-0.5]])
+    code, out, _ = run(capsys, "--truth", y, "--joint", j, "--format", "json")
+    assert code == 0 and json.loads(out) == {"cll_loss": "inf", "cll_loss_mean": "inf"}
