@@ -71,8 +71,8 @@ def _parse(entry: DatasetEntry, paths: dict):
         for d in datas:
             Y, hierarchy, col = clus_hmc.labels(d, dag)
             ys.append(Y)
-        X, _, fnames, nominal = mulan_xml.split_features_labels(datas[0], [col])
-        blocks = [X] + [mulan_xml.split_features_labels(d, [col])[0] for d in datas[1:]]
+        X, fnames, nominal = mulan_xml.features(datas[0], [col])
+        blocks = [X] + [mulan_xml.features(d, [col])[0] for d in datas[1:]]
         return (_stack(blocks), np.vstack(ys), fnames, list(hierarchy.nodes), nominal,
                 [len(y) for y in ys], [f.role for f in files], hierarchy)
     else:

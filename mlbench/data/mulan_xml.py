@@ -71,19 +71,25 @@ def _label_values(data: ArffData, j: int) -> np.ndarray:
     return col != 0
 
 
-def split_features_labels(data: ArffData, label_cols: list[int]):
-    """(X, Y, feature_names, nominal) with features = every non-label, non-string column."""
-    labels = set(label_cols)
-    feat = [j for j, a in enumerate(data.attributes) if j not in labels and a.kind != STRING]
+def features(data: ArffData, exclude):
+    """(X, feature_names, nominal) of every column not in ``exclude`` and not a string."""
+    exclude = set(exclude)
+    feat = [j for j, a in enumerate(data.attributes) if j not in exclude and a.kind != STRING]
     X = data.X[:, feat]
     if sp.issparse(X):
         X = sp.csr_matrix(X, dtype=np.float64)
     else:
         X = np.ascontiguousarray(X, dtype=np.float64)
-    Y = np.zeros((data.X.shape[0], len(label_cols)), dtype=np.int8)
-    for k, j in enumerate(label_cols):
-        Y[:, k] = _label_values(data, j)
     names = [data.attributes[j].name for j in feat]
     nominal = {i: list(data.attributes[j].values) for i, j in enumerate(feat)
                if data.attributes[j].kind == NOMINAL}
+    return X, names, nominal
+
+
+def split_features_labels(data: ArffData, label_cols: list[int]):
+    """(X, Y, feature_names, nominal) with features = every non-label, non-string column."""
+    X, names, nominal = features(data, label_cols)
+    Y = np.zeros((data.X.shape[0], len(label_cols)), dtype=np.int8)
+    for k, j in enumerate(label_cols):
+        Y[:, k] = _label_values(data, j)
     return X, Y, names, nominal

@@ -1,0 +1,53 @@
+"""Every fetchable dataset of datasets.yaml, from the mirror, against its published counts."""
+import os
+
+import numpy as np
+import pytest
+
+from mlbench.data import load_dataset
+from mlbench.data.registry import registry
+
+DONE_WHEN = ["emotions", "yeast", "scene", "medical", "enron", "corel5k", "cal500", "birds",
+             "genbase", "rcv1subset1"]
+
+
+def mirror():
+    root = os.environ.get("MLBENCH_MIRROR")
+    if not root or not os.path.isdir(root):
+        pytest.skip("MLBENCH_MIRROR is not set to the dataset mirror directory")
+    return root
+
+
+def check(name, data_dir):
+    entry = registry()[name]
+    ds = load_dataset(name, data_dir, mirror())
+    p = entry.published
+    assert (ds.n_instances, ds.n_features, ds.n_labels) == \
+        (p["instances"], p["features"], p["labels"]), name
+    assert ds.Y.dtype == np.int8 and set(np.unique(ds.Y)) <= {0, 1}
+    if entry.parts:
+        assert sum(len(v) for v in ds.parts.values()) == ds.n_instances
+    if entry.format == "clus-hmc":
+        assert ds.hierarchy is not None and len(ds.hierarchy) == ds.n_labels
+        # hierarchy constraint: a positive node's parents are positive
+        idx = ds.hierarchy.index
+        for child in ds.hierarchy.nodes[:50]:
+            for parent in ds.hierarchy.parents(child):
+                assert (ds.Y[:, idx[parent]] >= ds.Y[:, idx[child]]).all()
+    again = load_dataset(name, data_dir, mirror())  # the cache gives the same data
+    assert again.sha256 == ds.sha256 and again.X.shape == ds.X.shape
+
+
+@pytest.mark.mirror
+@pytest.mark.slow
+@pytest.mark.parametrize("name", DONE_WHEN)
+def test_done_when_datasets(name, tmp_path_factory):
+    check(name, tmp_path_factory.getbasetemp() / "mirror-data")
+
+
+@pytest.mark.mirror
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [n for n, e in registry().items()
+                                  if e.fetchable and n not in DONE_WHEN])
+def test_other_mirror_datasets(name, tmp_path_factory):
+    check(name, tmp_path_factory.getbasetemp() / "mirror-data")
