@@ -1,9 +1,10 @@
 # The data section of an ARFF file, tokenized and converted in one pass over the raw bytes.
 #
-# Why Cython: liac-arff runs a regular expression and a Python conversion per value; a benchmark file
-# holds millions of values.  Here one nogil loop walks the bytes once, converts numbers with strtod
-# and looks nominal values up in a flat table, writing straight into a preallocated dense buffer or
-# COO triplets.  The header (a few thousand lines at most) is parsed in Python (mlbench.data.arff).
+# Why Cython: liac-arff runs a regular expression and a Python conversion per value; a benchmark
+# file holds millions of values.  Here one nogil loop walks the bytes once, converts numbers
+# (an exact fast path, strtod otherwise), looks nominal values up in a flat table, and writes
+# straight into a preallocated dense buffer or COO triplets.  The header (a few thousand lines at
+# most) is parsed in Python (mlbench.data.arff).
 #
 # Semantics follow liac-arff (the reference the tests compare against):
 #   - blank lines and lines starting with '%' are skipped;
@@ -423,8 +424,8 @@ def parse_data(const unsigned char[::1] buf not None, intp_t start, intp_t first
 
     ``first_line`` is the 1-based line number of ``buf[start]`` minus one.  Returns
     ``(values, n_rows, spans)`` where ``values`` is a dense (cap_rows, n_attr) array when not
-    ``sparse``, else a tuple (rows, cols, vals) of COO triplets; ``spans`` holds the byte span of every
-    string value (n_rows, n_string, 2), end -1 for missing.  Raises ValueError("LINE\\tmessage").
+    ``sparse``, else a tuple (rows, cols, vals) of COO triplets; ``spans`` holds the byte span
+    of every string value (n_rows, n_string, 2), end -1 for missing.  Raises ValueError("LINE\\tmessage").
     """
     cdef Ctx c
     cdef intp_t n_attr = kinds.shape[0]

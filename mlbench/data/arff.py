@@ -32,7 +32,7 @@ _SIMPLE = {"numeric": REAL, "real": REAL, "integer": INTEGER, "string": STRING, 
 
 @dataclass
 class Attribute:
-    """One ``@attribute``: name, kind (REAL / INTEGER / NOMINAL / STRING), declared values, raw spec."""
+    """One ``@attribute``: name, kind (REAL/INTEGER/NOMINAL/STRING), declared values, raw spec."""
 
     name: str
     kind: int
@@ -43,7 +43,7 @@ class Attribute:
 
 @dataclass
 class ArffData:
-    """A parsed ARFF file: ``X`` holds every attribute (strings as NaN, their text in ``strings``)."""
+    """A parsed ARFF file: ``X`` holds every attribute (strings as NaN, text in ``strings``)."""
 
     path: str
     relation: str
@@ -103,6 +103,7 @@ def _split_quoted(text: str, sep: str = ","):
     return out
 
 
+_FIRST_ROW = re.compile(rb"^[ \t\r]*([^ \t\r\n%])", flags=re.M)  # first char of a data row
 _ESC = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "\\": "\\", '"': '"', "'": "'",
         "%": "%"}
 _ESC_RE = re.compile(r"\\([0-9]{1,3}|.)")
@@ -112,11 +113,17 @@ def unquote(value: str) -> str:
     """The text of a (possibly quoted) ARFF value, with liac-arff's escapes resolved."""
     value = value.strip()
     if value[:1] in ("'", '"') and len(value) >= 2 and value[-1] == value[0]:
-        return _ESC_RE.sub(lambda m: _ESC.get(m.group(1)) or chr(int(m.group(1), 8)
-                                                                   if m.group(1).isdigit()
-                                                                   else ord(m.group(1))),
-                           value[1:-1])
+        return _ESC_RE.sub(_escape, value[1:-1])
     return value
+
+
+def _escape(m):
+    code = m.group(1)
+    if code in _ESC:
+        return _ESC[code]
+    if code.isdigit():  # \d is chr(d); \ddd (two or three digits) is octal, as in liac-arff
+        return chr(int(code)) if len(code) == 1 else chr(int(code, 8))
+    return code
 
 
 def _parse_name(rest: str):
@@ -194,7 +201,7 @@ def parse_header(text: bytes, path: str = "<arff>"):
 
 
 def _nominal_table(attributes):
-    """Flatten the nominal value lists into (first, count, offsets, lengths, blob) for the kernel."""
+    """Flatten the nominal value lists into (first, count, offsets, lengths, blob)."""
     first = np.zeros(len(attributes), dtype=np.int64)
     count = np.zeros(len(attributes), dtype=np.int64)
     offs, lens, chunks, k, off = [], [], [], 0, 0
@@ -214,13 +221,13 @@ def _nominal_table(attributes):
 
 
 def parse_arff(text: bytes, path: str = "<arff>", sparse: bool | None = None) -> ArffData:
-    """Parse ARFF bytes.  ``sparse`` None: CSR when the first data row is sparse, dense otherwise."""
+    """Parse ARFF bytes; ``sparse`` None: CSR when the first data row is sparse, else dense."""
     from mlbench._ext import _arff
 
     relation, attributes, start, line_no = parse_header(text, path)
     kinds = np.array([a.kind for a in attributes], dtype=np.int8)
     if sparse is None:
-        m = re.search(rb"^[ \t\r]*([^ \t\r\n%])", text[start:], flags=re.M)
+        m = _FIRST_ROW.search(text, start)
         sparse = bool(m) and m.group(1) == b"{"
     buf = text + b"\0"
     n_lines = text.count(b"\n", start) + 1
@@ -235,6 +242,7 @@ def parse_arff(text: bytes, path: str = "<arff>", sparse: bool | None = None) ->
         raise DataError(f"{path}:{line}: malformed ARFF data: {msg}") from None
     if sparse:
         rows, cols, vals = values
+        # a repeated index within one sparse row would be summed here (liac-arff keeps the last)
         X = sp.csr_matrix((vals, (rows, cols)), shape=(n_rows, len(attributes)))
         X.sum_duplicates()
     else:

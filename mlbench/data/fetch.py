@@ -2,7 +2,7 @@
 
 Where a file comes from, in order:
 
-1. the data directory (``<data_dir>/files/HOST/PATH``), when it is already there with the right sha256;
+1. the data directory (``<data_dir>/files/HOST/PATH``), when it is there with the right sha256;
 2. the copy embedded in the package (``mlbench/embedded/BASENAME.gz``, emotions only), decompressed
    and checked against the same sha256;
 3. the mirror (``--mirror`` or ``MLBENCH_MIRROR``): a directory, where the file of URL
@@ -49,7 +49,7 @@ def mirror_location(mirror=None) -> str | None:
 
 
 def relative_path(url: str) -> str:
-    """``HOST/PATH`` of ``https://HOST/PATH`` (the file's place in a mirror or the data directory)."""
+    """``HOST/PATH`` of ``https://HOST/PATH`` (the file's place in a mirror or the data dir)."""
     parts = urlsplit(url)
     return f"{parts.netloc}{parts.path}"
 
@@ -182,7 +182,7 @@ def fetch_files(entry: DatasetEntry, root: Path, mirror: str | None) -> dict[str
 
 def combined_sha256(entry: DatasetEntry, paths: dict[str, Path] | None = None) -> str:
     """The dataset's hash: the file's sha256 for one file, else sha256 of the files' hex digests
-    joined by newlines in datasets.yaml order (computed from ``paths`` where a hash is not pinned)."""
+    joined by newlines in datasets.yaml order (computed from ``paths`` where none is pinned)."""
     digests = [f.sha256 or (sha256_of(paths[f.role]) if paths else "") for f in entry.files]
     if len(digests) == 1:
         return digests[0]

@@ -22,7 +22,7 @@ from mlbench.errors import DataError
 
 
 class Hierarchy:
-    """Nodes, parents, children, depth and leaves of a tree or DAG given by ``(parent, child)`` edges."""
+    """Nodes, parents, children, depth and leaves of a tree or DAG from ``(parent, child)`` edges."""
 
     def __init__(self, edges: Iterable[tuple[str, str]], nodes: Iterable[str] | None = None):
         graph = nx.DiGraph()
@@ -78,7 +78,7 @@ class Hierarchy:
         return nx.ancestors(self.graph, node)
 
     def ancestor_matrix(self) -> np.ndarray:
-        """Boolean (n_nodes, n_nodes) matrix A with A[i, j] = node j is node i or an ancestor of it."""
+        """Boolean (n_nodes, n_nodes) A with A[i, j] = node j is node i or one of its ancestors."""
         n = len(self.nodes)
         A = np.eye(n, dtype=bool)
         for v in self.nodes:

@@ -43,7 +43,7 @@ SPARSE = b"""@relation sparse
 
 
 def liac_matrix(text):
-    """liac-arff's values as a float matrix (None -> NaN, strings -> NaN) and its attribute names."""
+    """liac-arff's values as a float matrix (None and strings -> NaN), and its full result."""
     ref = liac.loads(text.decode(), encode_nominal=True)
     rows = [[np.nan if v is None or isinstance(v, str) else float(v) for v in row]
             for row in ref["data"]]

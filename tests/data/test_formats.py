@@ -115,11 +115,13 @@ def _str(vals, attrs=b""):
 
 
 def _real(vals, attrs=b""):
-    return _i(14 | (512 if attrs else 0)) + _i(len(vals)) + struct.pack(f">{len(vals)}d", *vals) + attrs
+    head = _i(14 | (512 if attrs else 0)) + _i(len(vals))
+    return head + struct.pack(f">{len(vals)}d", *vals) + attrs
 
 
 def _int(vals, attrs=b""):
-    return _i(13 | (512 if attrs else 0)) + _i(len(vals)) + struct.pack(f">{len(vals)}i", *vals) + attrs
+    head = _i(13 | (512 if attrs else 0)) + _i(len(vals))
+    return head + struct.pack(f">{len(vals)}i", *vals) + attrs
 
 
 def _pairlist(items):

@@ -57,7 +57,8 @@ def add_toy(monkeypatch, mirror, arff=TOY_ARFF, xml=TOY_XML, pinned_arff=None):
                          published={"instances": 3, "features": 2, "labels": 2},
                          files=(FileEntry("full", f"https://{HOST}/toy/toy.arff",
                                           pinned_arff or sha(TOY_ARFF)),
-                                FileEntry("labels-xml", f"https://{HOST}/toy/toy.xml", sha(TOY_XML))))
+                                FileEntry("labels-xml", f"https://{HOST}/toy/toy.xml",
+                                          sha(TOY_XML))))
     table = dict(reg.registry())
     table["toy"] = entry
     monkeypatch.setattr(reg, "registry", lambda: table)
