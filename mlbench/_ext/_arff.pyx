@@ -425,7 +425,8 @@ def parse_data(const unsigned char[::1] buf not None, intp_t start, intp_t first
     ``first_line`` is the 1-based line number of ``buf[start]`` minus one.  Returns
     ``(values, n_rows, spans)`` where ``values`` is a dense (cap_rows, n_attr) array when not
     ``sparse``, else a tuple (rows, cols, vals) of COO triplets; ``spans`` holds the byte span
-    of every string value (n_rows, n_string, 2), end -1 for missing.  Raises ValueError("LINE\\tmessage").
+    of every string value (n_rows, n_string, 2), end -1 for missing.
+    Raises ValueError("LINE\\tmessage").
     """
     cdef Ctx c
     cdef intp_t n_attr = kinds.shape[0]
