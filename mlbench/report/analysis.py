@@ -267,7 +267,7 @@ def _analyse_metric(results, metric, methods, ctrl, alpha, stats, strict, split_
         a.rp_std = pd.Series(rp_std, index=block_methods)
     else:
         why = (f"{metric}: tests over datasets need two datasets with results for every method; "
-               f"{len(complete)} have them")
+               f"{len(complete)} dataset(s) have them")
         bad = [s for s in strict if s in OVER_DATASETS]
         if bad:
             raise MlbenchError(f"{bad[0]}: " + why.split(": ", 1)[1])
@@ -309,7 +309,7 @@ def _analyse_metric(results, metric, methods, ctrl, alpha, stats, strict, split_
                 counts[{1: 0, 0: 1, -1: 2}[mk]] += 1
         a.wtl[m] = counts
     if tested == 0:
-        why = f"{metric}: no dataset has two or more common splits for a per-dataset t-test"
+        why = f"{metric}: no dataset has two or more common splits of the control and another method"
         bad = [s for s in strict if s in ("ttest", "corrected-ttest")]
         if bad:
             raise MlbenchError(f"{bad[0]}: " + why.split(": ", 1)[1])

@@ -58,7 +58,7 @@ def test_pipeline_reproduces_demsar(tmp_path):
     assert [a.wilcoxon_marker(m) for m in METHODS[1:]] == expected
     assert expected[0] == -1  # C4.5+m beats C4.5: p = 0.011, x3 = 0.033
     # one split per cell: no per-dataset test, said in the notes
-    assert a.per_dataset == {} and any("per-dataset t-test" in n for n in a.notes)
+    assert a.per_dataset == {} and any("two or more common splits" in n for n in a.notes)
 
 
 def test_no_posthoc_markers_without_friedman_rejection(tmp_path):
@@ -125,7 +125,7 @@ def test_strict_stats_need_enough_data(tmp_path):
     df = pd.read_csv(path)
     df[df.dataset == "x"].to_csv(path, index=False)
     res = load_results([path])
-    with pytest.raises(MlbenchError, match="friedman: .*1 have them"):
+    with pytest.raises(MlbenchError, match=r"friedman: .*1 dataset\(s\) have them"):
         analyse(res, strict_stats=["friedman"])
     an = analyse(res, stats=["friedman"])  # from a protocol: a note, not an error
     assert an.metrics[0].friedman is None and any("two datasets" in n for n in an.metrics[0].notes)

@@ -45,7 +45,7 @@ def stats_tables(analysis):
                     _p(c.p_holm[i]), Cell(_verdict(c.bonferroni[i], c.z[i], ma)),
                     Cell(_verdict(c.holm[i], c.z[i], ma))], group=ma.metric))
         t.notes.append("post-hoc decisions count only when the Friedman test rejects (Demšar 2006)")
-        tables.append(t)
+        tables.append(_explain_empty(t))
     if "wilcoxon" in analysis.stats:
         t = Table("stats:wilcoxon", f"Wilcoxon signed-rank tests of the control {ctrl} against each "
                   "method over datasets (zero differences split, Demšar 2006)",
@@ -59,7 +59,7 @@ def stats_tables(analysis):
                 t.rows.append(Row(ma.block_methods[j], [Cell(str(r.n), r.n), _num(r.r_plus, 1), _num(r.r_minus, 1),
                                                   _num(r.t, 1), _num(r.z), _p(r.p), _p(w.p_bonferroni[i]),
                                                   _p(w.p_holm[i])], group=ma.metric))
-        tables.append(t)
+        tables.append(_explain_empty(t))
     if "ttest" in analysis.stats or "corrected-ttest" in analysis.stats:
         t = Table("stats:per-dataset", f"{analysis.split_test_name} per dataset across splits: "
                   f"{ctrl} against each method, #win/#tie/#loss at α = {analysis.alpha:g}",
@@ -77,8 +77,14 @@ def stats_tables(analysis):
             for m, b in ma.bayes.items():
                 t.rows.append(Row(m, [_num(b.p_control_better), _num(b.p_rope), _num(b.p_control_worse)],
                                   group=ma.metric))
-        tables.append(t)
+        tables.append(_explain_empty(t))
     return tables
+
+
+def _explain_empty(t):
+    if not t.rows:
+        t.notes.insert(0, "not computed: no metric has two datasets with results for every compared method")
+    return t
 
 
 def _verdict(reject, z, ma):
