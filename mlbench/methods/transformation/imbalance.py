@@ -1,0 +1,178 @@
+"""Imbalance-aware binary relevance: the six BR baselines of the SOSHF comparison table.
+
+Source: Daniels & Metaxas (AAAI 2019), "Binary Relevance (BR) Methods": one linear SVM or one random
+forest per label, with within-label imbalance corrected in three ways:
+
+* ``cost`` - SVM: each row weighted by the inverse probability of its class in the label
+  (scikit-learn's ``class_weight="balanced"``: ``n / (2 n_c)``); forest: trained as is, the label's
+  decision threshold chosen to maximise the F-measure of its out-of-bag scores;
+* ``down`` - the majority class undersampled at random to the size of the minority class
+  (imbalanced-learn ``RandomUnderSampler``);
+* ``adasyn`` - the minority class oversampled with ADASYN (He et al. 2008; imbalanced-learn).
+
+The forest follows the paper's rule for every forest in its table: ``n_estimators`` = 50 entropy
+trees, each grown on 75% of the rows and 75% of the features drawn without replacement, leaves of at
+least three rows, no pruning (scikit-learn ``BaggingClassifier`` over ``DecisionTreeClassifier``;
+out-of-bag rows are the ones a tree did not draw).
+
+ADASYN needs ``k`` nearest minority neighbours of each minority row.  Rule used here: with ``m``
+minority rows, ``k = min(adasyn_neighbors, m - 1)``; a label with fewer than two minority rows, or
+one for which ADASYN finds nothing to generate (no minority row has a majority neighbour), is learnt
+from its original rows.  ``fit_info_["adasyn_skipped"]`` counts such labels.
+"""
+from __future__ import annotations
+
+import numpy as np
+from imblearn.over_sampling import ADASYN
+from imblearn.under_sampling import RandomUnderSampler
+from sklearn.ensemble import BaggingClassifier
+from sklearn.svm import LinearSVC
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils._available_if import available_if
+
+from mlbench.errors import ConfigError
+from mlbench.methods.base import MultiLabelClassifier
+from mlbench.methods.registry import register
+from mlbench.methods.trees.thresholds import best_f1_threshold
+from mlbench.methods.transformation.br import ConstantBinary, draw_seeds
+
+LEARNERS = ("svm", "rf")
+STRATEGIES = ("cost", "down", "adasyn")
+
+
+def paper_forest(n_estimators=50, sample_fraction=0.75, min_samples_leaf=3, random_state=None):
+    """The SOSHF paper's forest: entropy trees on 75% of rows and features without replacement."""
+    tree = DecisionTreeClassifier(criterion="entropy", min_samples_leaf=min_samples_leaf)
+    return BaggingClassifier(tree, n_estimators=n_estimators, max_samples=sample_fraction,
+                             max_features=sample_fraction, bootstrap=False,
+                             bootstrap_features=False, random_state=random_state)
+
+
+def forest_oob_proba(forest, X, n_rows):
+    """Mean P(y = 1) over the trees that did not draw each row; NaN for rows every tree drew."""
+    num = np.zeros(n_rows)
+    den = np.zeros(n_rows)
+    for est, rows, feats in zip(forest.estimators_, forest.estimators_samples_,
+                                forest.estimators_features_):
+        oob = np.ones(n_rows, dtype=bool)
+        oob[rows] = False
+        if not oob.any():
+            continue
+        proba = est.predict_proba(X[oob][:, feats])
+        classes = list(est.classes_)
+        num[oob] += proba[:, classes.index(1)] if 1 in classes else 0.0
+        den[oob] += 1.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+
+def adasyn_resample(X, y, n_neighbors, seed):
+    """ADASYN oversampling of the minority class of ``y``; ``None`` when the rule above skips it."""
+    m = int(min(y.sum(), y.size - y.sum()))
+    if m < 2:
+        return None
+    sampler = ADASYN(n_neighbors=min(n_neighbors, m - 1), random_state=seed)
+    try:
+        return sampler.fit_resample(X, y)
+    except (RuntimeError, ValueError):
+        # imbalanced-learn raises when no minority row has a majority-class neighbour (nothing to
+        # generate); the label is then learnt from its original rows.
+        return None
+
+
+class ResampledBinaryRelevance(MultiLabelClassifier):
+    """Binary relevance with a linear SVM or the paper's forest, corrected for within-label imbalance.
+
+    Parameters: ``learner`` in {svm, rf}; ``strategy`` in {cost, down, adasyn}; ``C`` of the SVM;
+    forest ``n_estimators`` (50), ``sample_fraction`` (0.75), ``min_samples_leaf`` (3);
+    ``adasyn_neighbors`` (5); ``random_state``.  SVM scores are margins (``decision_function``,
+    threshold 0); forest scores are ``predict_proba`` (threshold 0.5, or the out-of-bag F-measure
+    thresholds with ``strategy="cost"``).
+    """
+
+    def __init__(self, *, learner="svm", strategy="cost", C=1.0, n_estimators=50,
+                 sample_fraction=0.75, min_samples_leaf=3, adasyn_neighbors=5, random_state=None):
+        self.learner = learner
+        self.strategy = strategy
+        self.C = C
+        self.n_estimators = n_estimators
+        self.sample_fraction = sample_fraction
+        self.min_samples_leaf = min_samples_leaf
+        self.adasyn_neighbors = adasyn_neighbors
+        self.random_state = random_state
+
+    def _make(self, seed, weighted):
+        if self.learner == "svm":
+            return LinearSVC(C=self.C, class_weight="balanced" if weighted else None,
+                             random_state=seed)
+        return paper_forest(self.n_estimators, self.sample_fraction, self.min_samples_leaf, seed)
+
+    def fit(self, X, Y):
+        X, Y = self._validate_fit(X, Y)
+        if self.learner not in LEARNERS:
+            raise ConfigError(f"learner must be one of {', '.join(LEARNERS)}, got {self.learner!r}")
+        if self.strategy not in STRATEGIES:
+            raise ConfigError(f"strategy must be one of {', '.join(STRATEGIES)}, got {self.strategy!r}")
+        L = Y.shape[1]
+        seeds = draw_seeds(self.random_state, 2 * L)
+        rf = self.learner == "rf"
+        self.estimators_ = []
+        thresholds = np.full(L, 0.5 if rf else 0.0)
+        skipped = 0
+        for l in range(L):
+            y = Y[:, l].astype(int)
+            if np.all(y == y[0]):
+                self.estimators_.append(ConstantBinary(value=int(y[0])).fit(X, y))
+                continue
+            Xl, yl = X, y
+            if self.strategy == "down":
+                Xl, yl = RandomUnderSampler(random_state=seeds[2 * l]).fit_resample(X, y)
+            elif self.strategy == "adasyn":
+                res = adasyn_resample(X, y, self.adasyn_neighbors, seeds[2 * l])
+                if res is None:
+                    skipped += 1
+                else:
+                    Xl, yl = res
+            est = self._make(seeds[2 * l + 1], weighted=self.strategy == "cost").fit(Xl, yl)
+            if rf and self.strategy == "cost":
+                thresholds[l] = best_f1_threshold(forest_oob_proba(est, X, X.shape[0]), y)
+            self.estimators_.append(est)
+        self.threshold_ = thresholds
+        self.fit_info_ = {"adasyn_skipped": skipped} if self.strategy == "adasyn" else {}
+        return self
+
+    def _label_scores(self, X):
+        X = self._validate_predict(X)
+        cols = []
+        for est in self.estimators_:
+            if self.learner == "rf":
+                proba = est.predict_proba(X)
+                cols.append(proba[:, list(est.classes_).index(1)])
+            else:
+                cols.append(est.decision_function(X))
+        return np.column_stack(cols) if cols else np.zeros((X.shape[0], 0))
+
+    @available_if(lambda self: self.learner == "rf")
+    def predict_proba(self, X):
+        """Per-label forest probability of the positive class, shape (n, L)."""
+        return self._label_scores(X)
+
+    @available_if(lambda self: self.learner != "rf")
+    def decision_function(self, X):
+        """Per-label SVM margin, shape (n, L)."""
+        return self._label_scores(X)
+
+
+_SRC = "Daniels & Metaxas 2019, BR baselines"
+for _learner, _what in (("svm", "linear SVM"), ("rf", "50-tree entropy forest")):
+    register(f"{_learner}-cost", ResampledBinaryRelevance, family="transformation", paper="soshf",
+             params={"learner": _learner, "strategy": "cost"},
+             description=f"BR, {_what}, cost-sensitive "
+                         + ("(balanced class weights)" if _learner == "svm" else
+                            "(out-of-bag F-measure thresholds)") + f" ({_SRC})")
+    register(f"{_learner}-down", ResampledBinaryRelevance, family="transformation", paper="soshf",
+             params={"learner": _learner, "strategy": "down"},
+             description=f"BR, {_what}, random undersampling of the majority class ({_SRC})")
+    register(f"{_learner}-adasyn", ResampledBinaryRelevance, family="transformation", paper="soshf",
+             params={"learner": _learner, "strategy": "adasyn"},
+             description=f"BR, {_what}, ADASYN oversampling of the minority class ({_SRC})")
