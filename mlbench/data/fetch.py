@@ -30,6 +30,7 @@ from mlbench.data.registry import DatasetEntry, FileEntry
 from mlbench.errors import DataError
 
 MIRROR_HINT = "set MLBENCH_MIRROR=/path/to/mirror (or pass --mirror DIR_OR_URL)"
+RETRIES = 2  # extra download attempts after a failure (pooch waits 1 s, 2 s, ... between them)
 
 
 def data_dir(path=None) -> Path:
@@ -127,7 +128,7 @@ def _download(url: str, f: FileEntry, dest: Path) -> Path:
     dest.parent.mkdir(parents=True, exist_ok=True)
     known = f"sha256:{f.sha256}" if f.sha256 else None
     store = pooch.create(path=dest.parent, base_url="", registry={dest.name: known},
-                         urls={dest.name: url}, retry_if_failed=2)
+                         urls={dest.name: url}, retry_if_failed=RETRIES)
     try:
         bar = _RichProgress(f.basename)
         try:

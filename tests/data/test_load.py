@@ -138,8 +138,10 @@ def test_mirror_directory(env, monkeypatch):
     np.testing.assert_array_equal(ds.X, [[0.5, 0], [1.5, 1], [2.5, 0]])
 
 
-def test_mirror_base_url_download(env, monkeypatch):
-    add_toy(monkeypatch, env / "www")
+@pytest.fixture
+def http_mirror(env, monkeypatch):
+    """A local HTTP server over ``env / "www"`` (base URL of a mirror)."""
+    (env / "www").mkdir()
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(env / "www"))
     handler.log_message = lambda *a, **k: None
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -147,12 +149,24 @@ def test_mirror_base_url_download(env, monkeypatch):
     for var in ("HTTP_PROXY", "http_proxy"):
         monkeypatch.delenv(var)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1")
-    try:
-        ds = load_dataset("toy", mirror=f"http://127.0.0.1:{server.server_address[1]}")
-    finally:
-        server.shutdown()
+    monkeypatch.setattr("mlbench.data.fetch.RETRIES", 0)
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+def test_mirror_base_url_download(env, monkeypatch, http_mirror):
+    add_toy(monkeypatch, env / "www")
+    ds = load_dataset("toy", mirror=http_mirror)
     assert ds.n_instances == 3
     assert (env / "data" / "files" / HOST / "toy" / "toy.arff").read_bytes() == TOY_ARFF
+
+
+def test_download_checksum_mismatch_removes_file(env, monkeypatch, http_mirror):
+    add_toy(monkeypatch, env / "www", pinned_arff="1" * 64)
+    code, msg = run_cli("fetch", "toy", "--mirror", http_mirror)
+    assert code == 2 and "checksum mismatch" in msg and "1" * 64 in msg and sha(TOY_ARFF) in msg
+    assert "removed" in msg
+    assert not [p for p in (env / "data").rglob("*") if p.is_file() and "toy.arff" in p.name]
 
 
 # --- CLI errors: one line, exit status 2, nothing half-written ------------------------------
@@ -206,7 +220,8 @@ def test_cli_xml_labels_missing(env, monkeypatch):
     assert code == 2 and "labels missing from" in msg and "'L3'" in msg
 
 
-def test_cli_no_network_no_mirror(env):
+def test_cli_no_network_no_mirror(env, monkeypatch):
+    monkeypatch.setattr("mlbench.data.fetch.RETRIES", 0)  # no waiting between attempts
     code, msg = run_cli("fetch", "yeast")
     assert code == 2 and "MLBENCH_MIRROR" in msg and "cannot download" in msg
     assert not list((env / "data").rglob("*.arff"))
