@@ -1,0 +1,72 @@
+"""Base class of the linear multi-task logistic methods: grid search on a hold-out, then refit.
+
+A subclass lists its grid points in warm-start order (:meth:`_grid_points`) and fits one point
+(:meth:`_fit_point`), returning (coef (d x Q), intercept (Q), info dict).  The ``state`` dict a
+subclass gets is shared by all points of one search, so it can keep warm starts and caches (I-MTSL
+learns the label graph of every lambda once); ``state["points"]`` lists the points that the state
+will serve (all of the search's, or only the chosen one for the final refit, which gets a fresh
+state).
+"""
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils import check_random_state
+from threadpoolctl import threadpool_limits
+
+from mlbench.methods.base import MultiLabelClassifier
+from mlbench.methods.mtl.holdout import check_fraction, holdout_parts, mean_label_accuracy
+from mlbench.methods.mtl.logistic import predict_proba
+
+
+class HoldoutMTL(MultiLabelClassifier):
+    """Shared ``fit``/``predict_proba``; subclasses set the grid and the single fit."""
+
+    _estimator_checks = {"params": {"max_iter": 50}}
+
+    def _grid_points(self):
+        raise NotImplementedError
+
+    def _fit_point(self, X, Y, point, state, rng):
+        raise NotImplementedError
+
+    def _check_params(self):
+        check_fraction("validation_fraction", self.validation_fraction)
+
+    def fit(self, X, Y, validation=None):
+        """Fit on (X, Y); with several grid points, choose one on ``validation`` (or a random 20%)."""
+        X, Y = self._validate_fit(X, Y)
+        self._check_params()
+        rng = check_random_state(self.random_state)
+        points = self._grid_points()
+        # Why one BLAS thread: the fits are many small matrix products; threads only add overhead
+        # on the shared 2-core machine and would make the runner's --jobs count wrong.
+        with threadpool_limits(limits=1, user_api="blas"):
+            X_fit, Y_fit, X_val, Y_val, X_all, Y_all = holdout_parts(
+                X, Y, validation, self.validation_fraction, rng)
+            scores = []
+            if len(points) > 1 and X_val is not None:
+                state = {"points": points}
+                for point in points:
+                    coef, b, _ = self._fit_point(X_fit, Y_fit, point, state, rng)
+                    pred = predict_proba(X_val, coef, b) >= 0.5
+                    scores.append(mean_label_accuracy(Y_val, pred))
+                best = points[int(np.argmax(scores))]
+            else:
+                best = points[0]
+            self.coef_, self.intercept_, info = self._fit_point(X_all, Y_all, best, {"points": [best]}, rng)
+        self.fit_info_ = {**{k: round(float(v), 6) for k, v in best.items()}, **info}
+        if scores:
+            self.fit_info_["validation_accuracy"] = round(float(max(scores)), 6)
+            self.validation_scores_ = np.array(scores)
+        self.best_params_ = dict(best)
+        return self
+
+    def predict_proba(self, X):
+        """P(y_q = 1 | x) = sigmoid(x^T w_q + b_q), shape (n, Q)."""
+        X = self._validate_predict(X)
+        return predict_proba(X, self.coef_, self.intercept_)
+
+    def decision_function(self, X):
+        """x^T w_q + b_q, shape (n, Q)."""
+        X = self._validate_predict(X)
+        return np.asarray(X @ self.coef_) + self.intercept_
