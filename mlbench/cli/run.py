@@ -51,9 +51,14 @@ def command(protocol, methods, datasets, repeats, seed, jobs, out, timeout, save
     if method_names == ["all"]:
         method_names = "all"
     progress = None if quiet else (lambda total, skipped, j: Progress(total, skipped, j))
-    report = run_experiment(proto, datasets=_names(datasets), methods=method_names, out=out,
-                            jobs=jobs, timeout=timeout, save_predictions=save_predictions,
-                            progress=progress)
+    try:
+        report = run_experiment(proto, datasets=_names(datasets), methods=method_names, out=out,
+                                jobs=jobs, timeout=timeout, save_predictions=save_predictions,
+                                progress=progress)
+    except KeyboardInterrupt:
+        click.echo(f"mlbench: interrupted; finished cells are in {out}; run the same command "
+                   "again to resume", err=True)
+        raise SystemExit(130) from None
     for name, why in report.skipped_datasets.items():
         click.echo(f"skipped dataset {name}: {why}", err=True)
     if report.skipped_methods:

@@ -27,6 +27,9 @@ from mlbench.experiment.grid import build_grid
 from mlbench.experiment.store import ResultsStore
 from mlbench.protocols import MethodEntry
 
+#: the method entry (or ``--methods`` value) meaning every registered method
+ALL = "all"
+
 
 @dataclass
 class RunReport:
@@ -44,19 +47,23 @@ class RunReport:
 def resolve_methods(protocol, methods=None):
     """The method entries to run, plus the protocol's entries that are not registered (skipped).
 
-    ``methods`` None: the protocol's method set (or every registered method if it lists none);
-    ``"all"``: every registered method; a list of names: those (the protocol's parameters apply to
-    a name it lists).  Explicitly named methods must be registered.
+    ``methods`` None: the protocol's method set (every registered method if it lists none or lists
+    the entry ``all``); ``"all"``: every registered method; a list of names: those.  The protocol's
+    entries give the parameters of the methods they name in every case.  Explicitly named methods
+    must be registered.
     """
     from mlbench.methods import registry
 
-    by_label = {e.label: e for e in protocol.methods}
+    by_label = {e.label: e for e in protocol.methods if e.name != ALL}
+    if methods is None and any(e.name == ALL for e in protocol.methods):
+        methods = ALL
     if methods is None and protocol.methods:
         known = {s.name for s in registry.all_methods()}
         entries = [e for e in protocol.methods if e.name in known]
         missing = [e.label for e in protocol.methods if e.name not in known]
-    elif methods is None or methods == "all" or methods == ["all"]:
-        entries = [by_label.get(s.name, MethodEntry(s.name)) for s in registry.all_methods()]
+    elif methods is None or methods == ALL or methods == [ALL]:
+        by_name = {e.name: e for e in protocol.methods if e.name != ALL and not e.id}
+        entries = [by_name.get(s.name, MethodEntry(s.name)) for s in registry.all_methods()]
         missing = []
     else:
         names = [methods] if isinstance(methods, str) else list(methods)

@@ -294,3 +294,30 @@ def test_sigkill_midway_then_rerun_gives_one_row_per_cell(tmp_path):
     assert len(df) == 16 and not df.duplicated(["dataset", "method", "split"]).any()
     assert (df.status == "ok").all()
     assert int(done.stdout.split()[-1]) == 16 - before or int(done.stdout.split()[-1]) == 16 - before + 1
+
+
+def test_all_entry_runs_every_method_with_the_protocol_overrides(toys):
+    from mlbench.experiment.runner import resolve_methods
+
+    p = protocol(methods=["all", {"name": "toy-mean", "params": {"noise": 0.5}}])
+    entries, missing = resolve_methods(p)
+    assert [e.name for e in entries] == [s.name for s in registry.all_methods()] and not missing
+    assert next(e for e in entries if e.name == "toy-mean").params == {"noise": 0.5}
+    entries, _ = resolve_methods(p, ["toy-mean"])
+    assert entries[0].params == {"noise": 0.5}
+
+
+def test_live_display_renders_running_cells_and_eta(toys, tmp_path):
+    import io
+
+    from rich.console import Console
+
+    from mlbench.experiment.progress import Progress
+
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=True, width=100)
+    rep = run_experiment(protocol(), out=tmp_path / "r.csv", loader=loader,
+                         progress=lambda n, s, j: Progress(n, s, j, console=console, live=True))
+    text = buf.getvalue()
+    assert rep.ran == 3 and "[3/3] toy toy-mean holdout-r02 ok" in text
+    assert "cells 0/3" in text and "ETA" in text and "running" in text

@@ -1,0 +1,74 @@
+"""``mlbench run`` through the command line, with the toy dataset and methods of test_run."""
+import os
+import sys
+
+import pandas as pd
+import pytest
+import yaml
+
+from mlbench.cli import main
+from mlbench.experiment import runner
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_run as t  # noqa: E402
+
+toys = t.toys
+
+
+def run_cli(argv, capsys):
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture
+def toy_loader(monkeypatch):
+    monkeypatch.setattr(runner, "_default_loader", t.loader)
+
+
+def write_protocol(tmp_path):
+    path = tmp_path / "p.yaml"
+    path.write_text(yaml.safe_dump({
+        "name": "cli", "split": {"scheme": "holdout", "repeats": 2}, "metrics": ["macro_f1"],
+        "datasets": ["toy"], "methods": ["toy-mean"], "preprocess": ["standardize"]}))
+    return str(path)
+
+
+def test_run_command_writes_results_and_summary(toys, toy_loader, tmp_path, capsys):
+    out = tmp_path / "res.csv"
+    argv = ["run", "--protocol", write_protocol(tmp_path), "--out", str(out), "--repeats", "3",
+            "--seed", "5", "--methods", "toy-mean,toy-broken"]
+    code, stdout, stderr = run_cli(argv, capsys)
+    assert code == 0, stderr
+    df = pd.read_csv(out)
+    assert len(df) == 6 and set(df.seed) == {5}
+    assert "mean over splits" in stdout and "toy-mean" in stdout
+    assert "[6/6]" in stderr and "6 cell(s) run, 0 already done, 3 failed" in stderr
+    code, stdout, stderr = run_cli(argv + ["--quiet"], capsys)
+    assert code == 0 and "3 cell(s) run, 3 already done" in stderr  # only the failures again
+    assert len(pd.read_csv(out)) == 6
+
+
+def test_run_command_defaults_and_out_path(toys, toy_loader, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, _, stderr = run_cli(["run", "--protocol", write_protocol(tmp_path), "-d", "toy2", "-q"], capsys)
+    assert code == 0, stderr
+    df = pd.read_csv(tmp_path / "results" / "cli.csv")
+    assert set(df.dataset) == {"toy2"} and len(df) == 2
+
+
+def test_run_command_bad_input_is_one_line_exit_2(toys, toy_loader, tmp_path, capsys):
+    proto = write_protocol(tmp_path)
+    for argv, text in [
+        (["run", "--protocol", "nope"], "unknown protocol"),
+        (["run", "--protocol", proto, "--methods", "toy-maen"], "did you mean 'toy-mean'"),
+        (["run", "--protocol", proto, "--repeats", "0"], "--repeats"),
+        (["run", "--protocol", proto, "--jobs", "0", "-o", str(tmp_path / "x.csv")], "--jobs"),
+        (["run", "--protocol", proto, "--timeout", "-1", "-o", str(tmp_path / "x.csv")], "--timeout"),
+    ]:
+        code, _, err = run_cli(argv, capsys)
+        assert code == 2 and err.startswith("mlbench: error:") and text in err, (argv, err)
+        assert err.count("\n") == 1
