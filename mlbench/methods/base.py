@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 
@@ -25,6 +26,8 @@ def check_multilabel_Y(Y, n_samples=None):
 
     A 1-D vector is read as a single label column (this lets scikit-learn's estimator checks run).
     """
+    if Y is None:  # wording that scikit-learn's estimator checks recognise
+        raise ValueError("requires y to be passed, but the target y is None")
     if sp.issparse(Y):
         Y = Y.toarray()
     Y = np.asarray(Y)
@@ -35,7 +38,13 @@ def check_multilabel_Y(Y, n_samples=None):
     if Y.dtype.kind == "f" and not np.all(np.isfinite(Y)):
         raise ValueError("Y contains NaN or infinity")
     if Y.size and not np.isin(Y, (0, 1)).all():
-        raise ValueError("Y must hold only 0 and 1 (a multi-label indicator matrix)")
+        try:
+            kind = type_of_target(Y)
+        except ValueError:
+            kind = "unknown"
+        # the first sentence is the one scikit-learn's estimator checks look for
+        raise ValueError(f"Only binary classification is supported. The type of the target is {kind}; "
+                         "Y must hold only 0 and 1 (a multi-label indicator matrix)")
     if n_samples is not None and Y.shape[0] != n_samples:
         raise ValueError(f"X has {n_samples} rows but Y has {Y.shape[0]}")
     return np.ascontiguousarray(Y, dtype=np.int8)
@@ -50,6 +59,12 @@ class MultiLabelClassifier(ClassifierMixin, BaseEstimator):
     """
 
     _accept_sparse = ("csr", "csc")
+
+    #: How tests/methods/test_estimator_checks.py runs scikit-learn's estimator checks on this
+    #: class: ``{"params": {...}}`` small sizes that keep the checks fast, ``{"xfail": {check: reason}}``
+    #: checks that cannot apply to this method (one-line reason each, on top of the ones shared by
+    #: every multi-label method), ``{"slow": True}`` to run them only with the slow tests.
+    _estimator_checks: dict = {}
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -1,0 +1,136 @@
+"""Classifier chains (CC).
+
+Source: Read, Pfahringer, Holmes & Frank, "Classifier chains for multi-label classification",
+Machine Learning 85(3), 2011 (ECML PKDD 2009), Section 4 ("CC" training and prediction).
+
+For a label order (o_1, ..., o_L), classifier j learns y_{o_j} from the augmented input
+(x, y_{o_1}, ..., y_{o_{j-1}}): in training the previous labels are the true ones; in prediction
+they are the chain's own 0/1 predictions, made in order.  The score of label o_j is the base
+learner's P(y_{o_j} = 1 | x, yhat_{o_1}, ..., yhat_{o_{j-1}}) (or its margin for a base without
+probabilities).  The MC paper orders the chain Y_1 < ... < Y_d (``order="label"``).
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import check_random_state
+from sklearn.utils._available_if import available_if
+
+from mlbench.methods.base import MultiLabelClassifier
+from mlbench.methods.registry import register
+from mlbench.methods.transformation.br import (_C_GRID, _uses, binary_scores, draw_seeds,
+                                               fit_binary, scores_kind)
+
+
+def chain_order(order, n_labels, random_state):
+    """The label order of a chain: ``"label"`` (0..L-1), ``"random"`` or an explicit permutation."""
+    if order is None or (isinstance(order, str) and order == "label"):
+        return np.arange(n_labels)
+    if isinstance(order, str) and order == "random":
+        return check_random_state(random_state).permutation(n_labels)
+    if isinstance(order, str):
+        raise ValueError(f"order must be 'label', 'random' or a permutation of the labels, got {order!r}")
+    perm = np.asarray(order, dtype=int)
+    if perm.shape != (n_labels,) or not np.array_equal(np.sort(perm), np.arange(n_labels)):
+        raise ValueError(f"order must be a permutation of 0..{n_labels - 1}, got {list(order)!r}")
+    return perm
+
+
+def _augment(X, n_extra):
+    """X with ``n_extra`` zero columns appended (CSR stays sparse; columns are filled in place)."""
+    if sp.issparse(X):
+        return X.tocsr(), np.zeros((X.shape[0], n_extra))
+    out = np.zeros((X.shape[0], X.shape[1] + n_extra))
+    out[:, :X.shape[1]] = X
+    return out, None
+
+
+def _prefix(X, extra, X_aug, n_features, j):
+    """The input of chain position j: x plus the first j chained label columns."""
+    if extra is None:
+        return X_aug[:, :n_features + j]
+    if j == 0:
+        return X
+    return sp.hstack([X, sp.csr_matrix(extra[:, :j])], format="csr")
+
+
+class ClassifierChain(MultiLabelClassifier):
+    """Classifier chain: label j's classifier sees x and the labels before it in the chain.
+
+    Parameters
+    ----------
+    base : str or estimator, default "lr"
+        Binary base learner (name for :func:`make_base_learner`, or an estimator).
+    base_params : dict or None
+        Parameters for a named base learner.
+    order : "label", "random" or sequence of int, default "label"
+        Chain order: label order, a permutation drawn from ``random_state``, or given explicitly.
+    random_state : int, RandomState or None
+        Draws the random order and seeds the base learners.
+    """
+
+    def __init__(self, *, base="lr", base_params=None, order="label", random_state=None):
+        self.base = base
+        self.base_params = base_params
+        self.order = order
+        self.random_state = random_state
+
+    def fit(self, X, Y):
+        X, Y = self._validate_fit(X, Y)
+        rng = check_random_state(self.random_state)
+        L = Y.shape[1]
+        self.order_ = chain_order(self.order, L, rng)
+        self.scores_kind_ = scores_kind(self.base, self.base_params)
+        self.threshold_ = 0.5 if self.scores_kind_ == "proba" else 0.0
+        seeds = draw_seeds(rng, L)
+        Yo = Y[:, self.order_].astype(np.float64)
+        X_aug, extra = _augment(X, L)
+        n_features = X.shape[1]
+        if extra is None:
+            X_aug[:, n_features:] = Yo
+        else:
+            extra[:] = Yo
+        self.estimators_ = [
+            fit_binary(self.base, self.base_params, _prefix(X, extra, X_aug, n_features, j),
+                       Y[:, self.order_[j]], seeds[j])
+            for j in range(L)
+        ]
+        return self
+
+    def _run_chain(self, X):
+        """Walk the chain once: (0/1 predictions, scores), both (n, L) in the original label order."""
+        X = self._validate_predict(X)
+        L = len(self.estimators_)
+        n_features = X.shape[1]
+        X_aug, extra = _augment(X, L)
+        pred = np.zeros((X.shape[0], L), dtype=int)
+        scores = np.zeros((X.shape[0], L))
+        for j, est in enumerate(self.estimators_):
+            Xj = _prefix(X, extra, X_aug, n_features, j)
+            yj = est.predict(Xj)
+            scores[:, self.order_[j]] = binary_scores(est, Xj, self.scores_kind_)
+            pred[:, self.order_[j]] = yj
+            if extra is None:
+                X_aug[:, n_features + j] = yj
+            else:
+                extra[:, j] = yj
+        return pred, scores
+
+    def predict(self, X):
+        """0/1 predictions (n, L), each label predicted from x and the earlier predictions."""
+        return self._run_chain(X)[0]
+
+    @available_if(_uses("proba"))
+    def predict_proba(self, X):
+        """P(y_l = 1 | x, earlier predicted labels) per label, shape (n, L)."""
+        return self._run_chain(X)[1]
+
+    @available_if(_uses("decision"))
+    def decision_function(self, X):
+        """Base-learner margin of each label given x and the earlier predicted labels, (n, L)."""
+        return self._run_chain(X)[1]
+
+
+register("cc", ClassifierChain, family="transformation", paper="platform",
+         params={"base": "lr", "order": "label"}, grid={"base_params": _C_GRID},
+         description="classifier chain (Read et al. 2011), L2 logistic regression, label order")
