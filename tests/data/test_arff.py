@@ -116,6 +116,10 @@ def test_bad_attribute_type():
         parse_arff(b"@relation r\n@attribute a complex\n@data\n", "bad.arff")
 
 
+_ATTR = re.compile(r"""(?i)(\s*@attribute\s+)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\S+)"""
+                   r"(\s+)(.*)$")
+
+
 def _liac_text(text):
     """What liac-arff accepts: Clus 'hierarchical' -> string, names with % quoted, duplicate
     names made unique (liac-arff rejects all three; the values are unaffected)."""
@@ -123,7 +127,7 @@ def _liac_text(text):
     for i, line in enumerate(lines):
         if re.match(r"(?i)\s*@data", line):
             break
-        m = re.match(r"(?i)(\s*@attribute\s+)(\S+)(\s+)(.*)$", line)
+        m = _ATTR.match(line)
         if m:
             name, typ = m.group(2), m.group(4)
             if typ.lower().startswith("hierarchical"):
@@ -132,7 +136,8 @@ def _liac_text(text):
                 name = f"'{name}'"
             seen[name] = seen.get(name, -1) + 1
             if seen[name]:
-                name = f"{name}__dup{seen[name]}"
+                q = name[-1] if name[0] in "'\"" else ""
+                name = f"{name[:len(name) - len(q)]}__dup{seen[name]}{q}"
             lines[i] = m.group(1) + name + m.group(3) + typ
     return "\n".join(lines)
 
@@ -159,8 +164,7 @@ def test_every_mirror_arff_matches_liac_arff():
         X = ours.X.toarray() if ours.sparse_rows else ours.X
         assert X.shape == R.shape, path
         assert np.array_equal(X, R, equal_nan=True), path
-        names = [re.sub(r"__dup\d+$", "", a[0]).strip("'").replace("\\'", "'")
-                 for a in ref["attributes"]]
+        names = [re.sub(r"__dup\d+$", "", a[0]).replace("\\'", "'") for a in ref["attributes"]]
         assert names == ours.names, path
         for j, col in ours.strings.items():
             assert col == [row[j] for row in ref["data"]], path
