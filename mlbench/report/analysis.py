@@ -246,17 +246,21 @@ def _analyse_metric(results, metric, methods, ctrl, alpha, stats, strict, split_
         a.notes.append(f"tests over datasets use the {len(complete)} datasets with results for every "
                        f"compared method; left out: {', '.join(left_out)}")
     ci = methods.index(ctrl)
-    bi = block_methods.index(ctrl)
+    has_control = ctrl in block_methods
+    bi = block_methods.index(ctrl) if has_control else None
+    if not has_control:
+        a.notes.append(f"the control {ctrl} has no {metric} value: no test against it for this metric")
     block = mean.loc[complete, block_methods].to_numpy(dtype=float)
 
-    if len(complete) >= 2:
+    if len(complete) >= 2 and len(block_methods) >= 2:
         r = rank_scores(block, greater)
         a.ranks.loc[:, :] = r
         a.friedman = friedman_from_ranks(r)
         a.nemenyi = nemenyi(a.friedman.average_ranks, len(complete), alpha)
-        a.vs_control = mean_ranks_vs_control(a.friedman.average_ranks, len(complete), bi, alpha)
-        a.wilcoxon = wilcoxon_vs_control(block, bi, greater, alpha)
-        if "bayes" in stats:
+        if has_control:
+            a.vs_control = mean_ranks_vs_control(a.friedman.average_ranks, len(complete), bi, alpha)
+            a.wilcoxon = wilcoxon_vs_control(block, bi, greater, alpha)
+        if "bayes" in stats and has_control:
             for j, m in enumerate(block_methods):
                 if j != bi:
                     a.bayes[m] = bayesian_signed_rank(block[:, bi], block[:, j], greater, rope=rope,
@@ -272,7 +276,7 @@ def _analyse_metric(results, metric, methods, ctrl, alpha, stats, strict, split_
         if bad:
             raise MlbenchError(f"{bad[0]}: " + why.split(": ", 1)[1])
         a.notes.append(why)
-        if len(complete) == 1:  # RP and ranks are still defined on one dataset
+        if len(complete) == 1 and len(block_methods) >= 2:  # RP and ranks are defined on one dataset
             r = rank_scores(block, greater)
             a.ranks.loc[:, :] = r
             a.rp = pd.DataFrame(rp_from_ranks(r), index=complete, columns=block_methods)
@@ -330,13 +334,13 @@ def _block_methods(mean, methods, ctrl):
     out first; then, greedily, the method (never the control) missing on the most datasets is left
     out whenever that gives a larger block (datasets x methods) than leaving out the datasets it
     lacks.  The report lists both the methods and the datasets left out."""
-    if not mean[ctrl].notna().any():
-        raise MlbenchError(f"the control {ctrl} has no value for this metric on any dataset")
     keep = [m for m in methods if mean[m].notna().any()]
     dropped = [(m, "no results") for m in methods if m not in keep]
     while len(keep) > 2:
         size = int(mean[keep].notna().all(axis=1).sum()) * len(keep)
         gaps = {m: int(mean[m].isna().sum()) for m in keep if m != ctrl}
+        if not gaps:
+            break
         worst = max(gaps, key=lambda m: (gaps[m], -keep.index(m)))
         rest = [m for m in keep if m != worst]
         if gaps[worst] == 0 or int(mean[rest].notna().all(axis=1).sum()) * len(rest) <= size:

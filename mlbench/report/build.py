@@ -101,7 +101,8 @@ def write_cd_diagrams(analysis, path, test="nemenyi"):
         k, n = ma.friedman.n_methods, ma.friedman.n_datasets
         cd = critical_difference(k, n, analysis.alpha, test)
         draw(ma.block_methods, ma.friedman.average_ranks, cd, out, test=test,
-             control=ma.block_methods.index(analysis.control),
+             control=ma.block_methods.index(analysis.control) if analysis.control in ma.block_methods
+             else None,
              title=f"{ma.display}, {test}, α = {analysis.alpha:g}, N = {n}")
         written.append(out)
     return written

@@ -42,6 +42,7 @@ def analysis_to_dict(analysis, style):
                             "different_pairs": [[ma.block_methods[i], ma.block_methods[j]]
                                                 for i in range(len(ma.block_methods)) for j in range(i + 1, len(ma.block_methods))
                                                 if ma.nemenyi.different[i, j]]}
+        if ma.vs_control is not None:
             c = ma.vs_control
             m["mean_ranks_vs_control"] = {
                 "cd_bonferroni_dunn": _f(c.cd_bonferroni_dunn),

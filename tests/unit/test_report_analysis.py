@@ -144,3 +144,22 @@ def test_normalize_stats():
     assert normalize_stats(["bonferroni_dunn", "mcnemar"], strict=False) == (["friedman"], ["mcnemar"])
     with pytest.raises(ConfigError, match="unknown statistic"):
         normalize_stats(["mcnemar"], strict=True)
+
+
+def test_control_without_the_metric_is_reported_not_fatal(tmp_path):
+    # e.g. CLL-loss: a control that gives no joint probabilities has no value
+    path = splits_csv(tmp_path / "s.csv")
+    df = pd.read_csv(path)
+    df["cll_loss"] = np.where(df.method == "ctl", np.nan, 1.0 + df.macro_f1)
+    df.to_csv(path, index=False)
+    from mlbench.report.export import analysis_to_dict
+    from mlbench.report.styles import build_tables
+
+    an = analyse(load_results([path]), control="ctl", stats=["friedman", "bayes"])
+    ma = an.metrics[-1]
+    assert ma.metric == "cll_loss" and ma.block_methods == ["worse", "better"]
+    assert ma.friedman is not None and ma.vs_control is None and ma.wilcoxon is None and not ma.bayes
+    assert any("control ctl has no cll_loss value" in n for n in ma.notes)
+    for style in ("soshf", "mc", "plain"):
+        assert build_tables(an, style)
+    assert "mean_ranks_vs_control" not in analysis_to_dict(an, "soshf")["metrics"]["cll_loss"]

@@ -27,7 +27,8 @@ def stats_tables(analysis):
                 continue
             t.rows.append(Row(ma.metric, [Cell(str(f.n_datasets), f.n_datasets), Cell(str(f.n_methods), f.n_methods),
                                           _num(f.chi2), _p(f.p_chi2), _num(f.f), _p(f.p_f), _num(ma.nemenyi.cd),
-                                          _num(ma.vs_control.cd_bonferroni_dunn),
+                                          _num(ma.vs_control.cd_bonferroni_dunn) if ma.vs_control
+                                          else Cell("—"),
                                           Cell(", ".join(ma.used_datasets))]))
         tables.append(t)
         t = Table("stats:mean-ranks", f"Mean-ranks post-hoc tests against the control {ctrl}: "
