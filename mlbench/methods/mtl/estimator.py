@@ -41,9 +41,13 @@ class HoldoutMTL(MultiLabelClassifier):
         # Why one BLAS thread: the fits are many small matrix products; threads only add overhead
         # on the shared 2-core machine and would make the runner's --jobs count wrong.
         with threadpool_limits(limits=1, user_api="blas"):
-            X_fit, Y_fit, X_val, Y_val, X_all, Y_all = holdout_parts(
-                X, Y, validation, self.validation_fraction, rng)
             scores = []
+            if len(points) > 1:
+                X_fit, Y_fit, X_val, Y_val, X_all, Y_all = holdout_parts(
+                    X, Y, validation, self.validation_fraction, rng)
+            else:  # nothing to choose: no rows are held out (a given validation part joins training)
+                X_fit, Y_fit, X_val, Y_val, X_all, Y_all = holdout_parts(X, Y, validation, 0.0, rng)
+            best = points[0]
             if len(points) > 1 and X_val is not None:
                 state = {"points": points}
                 for point in points:
@@ -51,8 +55,6 @@ class HoldoutMTL(MultiLabelClassifier):
                     pred = predict_proba(X_val, coef, b) >= 0.5
                     scores.append(mean_label_accuracy(Y_val, pred))
                 best = points[int(np.argmax(scores))]
-            else:
-                best = points[0]
             self.coef_, self.intercept_, info = self._fit_point(X_all, Y_all, best, {"points": [best]}, rng)
         self.fit_info_ = {**{k: round(float(v), 6) for k, v in best.items()}, **info}
         if scores:

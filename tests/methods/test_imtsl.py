@@ -1,0 +1,178 @@
+"""I-MTSL: structure learning, stability selection, signed Laplacian, Eq. 5 and the estimator."""
+import itertools
+
+import numpy as np
+import pytest
+import scipy.optimize
+
+from mlbench.errors import ConfigError
+from mlbench.methods import registry
+from mlbench.methods.mtl.imtsl import IMTSL, fit_laplacian_l1
+from mlbench.methods.mtl.ising import (combine_directions, neighbourhood_coefficients, signed_laplacian,
+                                      stability_path, stable_edges)
+from mlbench.methods.mtl.logistic import LogisticLoss
+
+#: planted Ising couplings on 5 labels: 0-1 positive, 2-3 negative, 3-4 positive
+PLANTED = {(0, 1): 1.5, (2, 3): -1.5, (3, 4): 1.2}
+
+
+def sample_ising(n, seed, Q=5, couplings=PLANTED):
+    """Exact samples of the zero-field Ising model (Eq. 1) by enumerating its 2^Q states."""
+    states = np.array(list(itertools.product([-1, 1], repeat=Q)), dtype=float)
+    energy = sum(w * states[:, r] * states[:, s] for (r, s), w in couplings.items())
+    p = np.exp(energy - energy.max())
+    rows = np.random.default_rng(seed).choice(len(states), size=n, p=p / p.sum())
+    return ((states[rows] + 1) // 2).astype(int)
+
+
+def planted_matrix(Q=5):
+    E = np.zeros((Q, Q))
+    for (r, s), w in PLANTED.items():
+        E[r, s] = E[s, r] = np.sign(w)
+    return E
+
+
+def test_stability_selection_recovers_planted_signed_graph():
+    Y = sample_ising(800, seed=0)
+    path = stability_path(Y, [8.0], 20, np.random.RandomState(0), rule="and")
+    np.testing.assert_array_equal(path.edges(0, 0.8), planted_matrix())
+
+
+def test_or_rule_keeps_at_least_the_and_edges():
+    Y = sample_ising(400, seed=1)
+    theta, _, _ = neighbourhood_coefficients(Y, [1.0, 4.0])
+    E_and, E_or = combine_directions(theta, "and"), combine_directions(theta, "or")
+    assert np.all(np.abs(E_or) >= np.abs(E_and))
+    assert np.all((E_and == 0) | (E_and == E_or))
+
+
+def test_combine_directions_rules_on_a_hand_example():
+    theta = np.zeros((3, 3))
+    theta[0, 1], theta[1, 0] = 0.5, 0.2     # both positive: edge + under both rules
+    theta[0, 2], theta[2, 0] = -0.3, 0.0    # one direction only: OR keeps it (negative)
+    theta[1, 2], theta[2, 1] = 0.4, -0.1    # disagreeing signs: AND drops, OR takes the sum's sign
+    E_and, E_or = combine_directions(theta, "and"), combine_directions(theta, "or")
+    np.testing.assert_array_equal(E_and, [[0, 1, 0], [1, 0, 0], [0, 0, 0]])
+    np.testing.assert_array_equal(E_or, [[0, 1, -1], [1, 0, 1], [-1, 1, 0]])
+
+
+def test_structure_regressions_solve_eq2():
+    """Each column of Theta minimises the summed log-loss + lambda ||theta||_1 of its label."""
+    Y = sample_ising(300, seed=2)
+    lam = 2.0
+    theta, _, conv = neighbourhood_coefficients(Y, [lam], max_iter=5000, tol=1e-10)
+    assert conv
+    spins = 2.0 * Y - 1.0
+    for r in range(Y.shape[1]):
+        others = np.delete(np.arange(Y.shape[1]), r)
+        loss = LogisticLoss(spins[:, others], Y[:, [r]], reduction="sum")
+        assert theta[0, 0, r, r] == 0
+
+        def F(z):
+            return loss(z.reshape(-1, 1), False) + lam * np.abs(z[:-1]).sum()
+
+        z = np.append(theta[0, 0, others, r], 0.0)
+        z[-1] = scipy.optimize.minimize_scalar(lambda b: F(np.append(z[:-1], b))).x
+        ref = scipy.optimize.minimize(F, np.zeros(len(others) + 1), method="Powell",
+                                      options={"xtol": 1e-10, "ftol": 1e-14, "maxiter": 100000})
+        assert F(z) <= ref.fun + 1e-6
+
+
+def test_stable_edges_threshold_and_sign():
+    fp = np.array([[0, 0.9, 0.5], [0.9, 0, 0.1], [0.5, 0.1, 0]])
+    fn = np.array([[0, 0.1, 0.5], [0.1, 0, 0.85], [0.5, 0.85, 0]])
+    np.testing.assert_array_equal(stable_edges(fp, fn, 0.8), [[0, 1, 0], [1, 0, -1], [0, -1, 0]])
+
+
+def test_signed_laplacian_definition_and_psd():
+    E = planted_matrix()
+    L = signed_laplacian(E)
+    np.testing.assert_array_equal(np.diag(L), np.abs(E).sum(axis=1))
+    np.testing.assert_array_equal(L - np.diag(np.diag(L)), -E)
+    assert np.linalg.eigvalsh(L).min() > -1e-12
+    # tr(W L W^T) = sum over edges of ||w_r - sign(e_rs) w_s||^2
+    W = np.random.default_rng(0).standard_normal((4, 5))
+    direct = sum(np.sum((W[:, r] - np.sign(w) * W[:, s]) ** 2) for (r, s), w in PLANTED.items())
+    assert np.trace(W @ L @ W.T) == pytest.approx(direct)
+
+
+def test_eq5_solver_reaches_scipy_optimum():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 4))
+    Y = (X @ rng.standard_normal((4, 3)) > 0).astype(float)
+    E = np.array([[0, 1, 0], [1, 0, -1], [0, -1, 0]], dtype=float)
+    lap, gamma = signed_laplacian(E), 0.0
+    res = fit_laplacian_l1(X, Y, lap, gamma, max_iter=20000, tol=1e-12)
+    loss = LogisticLoss(X, Y)
+
+    def F(z):
+        Wb = z.reshape(5, 3)
+        f, G = loss(Wb, True)
+        W = Wb[:-1]
+        G[:-1] += 2 * W @ lap
+        return f + np.trace(W @ lap @ W.T), G.ravel()
+
+    ref = scipy.optimize.minimize(F, np.zeros(15), jac=True, method="L-BFGS-B",
+                                  options={"ftol": 1e-15, "gtol": 1e-12})
+    assert res.objective == pytest.approx(ref.fun, abs=1e-8)
+
+
+def toy_multilabel(n=160, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 6))
+    w = rng.standard_normal(6)
+    Z = np.column_stack([X @ w, X @ w, -(X @ w), X @ rng.standard_normal(6)])
+    return X, (Z + 0.5 * rng.standard_normal(Z.shape) > 0).astype(int)
+
+
+SMALL = dict(lambdas=[1.0, 4.0], gammas=[0.0, 0.05], n_subsamples=6, max_iter=200)
+
+
+def test_imtsl_fit_predict_and_fit_info():
+    X, Y = toy_multilabel()
+    m = IMTSL(random_state=0, **SMALL).fit(X[:120], Y[:120])
+    P = m.predict(X[120:])
+    assert P.shape == (40, 4) and set(np.unique(P)) <= {0, 1}
+    assert (P == Y[120:]).mean() > 0.7
+    assert m.fit_info_["lambda"] in SMALL["lambdas"] and m.fit_info_["gamma"] in SMALL["gammas"]
+    assert m.signed_edges_[0, 1] == 1 and m.signed_edges_[0, 2] == -1
+    np.testing.assert_allclose(m.predict_proba(X[:3]), 1 / (1 + np.exp(-(X[:3] @ m.coef_ + m.intercept_))))
+
+
+def test_imtsl_chooses_on_the_given_validation_part():
+    X, Y = toy_multilabel()
+    m = IMTSL(random_state=0, **SMALL).fit(X[:100], Y[:100], validation=(X[100:130], Y[100:130]))
+    assert len(m.validation_scores_) == 4
+    assert m.fit_info_["validation_accuracy"] == pytest.approx(m.validation_scores_.max(), abs=1e-6)
+    points = m._grid_points()
+    assert m.best_params_ == points[int(np.argmax(m.validation_scores_))]
+
+
+def test_single_point_refits_on_training_plus_validation():
+    X, Y = toy_multilabel()
+    one = dict(lambdas=2.0, gammas=0.01, n_subsamples=6, max_iter=200, random_state=0)
+    a = IMTSL(**one).fit(X[:100], Y[:100], validation=(X[100:130], Y[100:130]))
+    b = IMTSL(**one).fit(X[:130], Y[:130])
+    np.testing.assert_allclose(a.coef_, b.coef_)
+    assert not hasattr(a, "validation_scores_")
+
+
+def test_imtsl_is_deterministic_with_random_state():
+    X, Y = toy_multilabel()
+    a = IMTSL(random_state=3, **SMALL).fit(X, Y)
+    b = IMTSL(random_state=3, **SMALL).fit(X, Y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    np.testing.assert_array_equal(a.edge_freq_pos_, b.edge_freq_pos_)
+
+
+@pytest.mark.parametrize("params", [{"rule": "xor"}, {"pi_thr": 1.5}, {"gammas": [-1]},
+                                    {"lambdas": "many"}, {"validation_fraction": 1.0}])
+def test_imtsl_bad_parameters_raise_config_error(params):
+    X, Y = toy_multilabel(40)
+    with pytest.raises(ConfigError):
+        IMTSL(**params).fit(X, Y)
+
+
+def test_registered_with_paper_and_family():
+    spec = registry.get("imtsl")
+    assert spec.family == "mtl" and spec.paper == "imtsl" and len(spec.grid["lambdas"]) == 10
