@@ -54,9 +54,8 @@ def label_columns(data: ArffData, label_names, xml_path="") -> list[int]:
     return [index[n] for n in label_names]
 
 
-def _label_values(data: ArffData, j: int) -> np.ndarray:
-    col = data.X[:, j]
-    col = np.asarray(col.todense()).ravel() if sp.issparse(col) else np.asarray(col)
+def _label_values(data: ArffData, j: int, col: np.ndarray) -> np.ndarray:
+    """0/1 values of label attribute j from its column ``col`` of encoded values."""
     attr = data.attributes[j]
     if attr.kind == NOMINAL:
         ones = [k for k, v in enumerate(attr.values) if v.strip() in ("1", "1.0", "true", "yes")]
@@ -89,7 +88,9 @@ def features(data: ArffData, exclude):
 def split_features_labels(data: ArffData, label_cols: list[int]):
     """(X, Y, feature_names, nominal) with features = every non-label, non-string column."""
     X, names, nominal = features(data, label_cols)
+    block = data.X[:, label_cols]  # one column selection (per-column slicing of CSR is slow)
+    block = block.toarray() if sp.issparse(block) else np.asarray(block)
     Y = np.zeros((data.X.shape[0], len(label_cols)), dtype=np.int8)
     for k, j in enumerate(label_cols):
-        Y[:, k] = _label_values(data, j)
+        Y[:, k] = _label_values(data, j, block[:, k])
     return X, Y, names, nominal
