@@ -1,0 +1,67 @@
+"""``mlbench explain imtsl``: heat map of the signed Laplacian and the list of stable edges."""
+import numpy as np
+import pytest
+import yaml
+
+from mlbench.cli import main
+from mlbench.methods.mtl import explain
+
+
+def run_cli(argv, capsys):
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path, monkeypatch):
+    """Emotions is embedded in the package: no mirror and no user cache needed."""
+    monkeypatch.setenv("MLBENCH_DATA", str(tmp_path / "data"))
+    monkeypatch.delenv("MLBENCH_MIRROR", raising=False)
+
+
+@pytest.fixture
+def small_protocol(tmp_path):
+    """The imtsl protocol's shape with a one-point grid and few subsamples (fast)."""
+    path = tmp_path / "small.yaml"
+    path.write_text(yaml.safe_dump({
+        "name": "small", "split": {"scheme": "holdout", "repeats": 1}, "metrics": ["accuracy"],
+        "preprocess": ["standardize"],
+        "methods": [{"name": "imtsl", "params": {"lambdas": 4.0, "gammas": 0.0, "n_subsamples": 6,
+                                                 "max_iter": 100}}]}))
+    return str(path)
+
+
+def test_explain_writes_png_and_lists_signed_edges(small_protocol, tmp_path, capsys):
+    out = tmp_path / "g.png"
+    code, stdout, err = run_cli(["explain", "imtsl", "--dataset", "emotions", "--protocol",
+                                 small_protocol, "--out", str(out)], capsys)
+    assert code == 0, err
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    lines = stdout.strip().splitlines()
+    assert lines[0].startswith("emotions: 6 labels,") and "lambda = 4" in lines[0]
+    edges = lines[1:-1]
+    assert edges and all(line.split()[2] in "+-" and 0.8 <= float(line.split()[3]) <= 1 for line in edges)
+    assert lines[-1] == f"heat map: {out}"
+
+
+def test_explain_graph_matches_the_laplacian(small_protocol):
+    g = explain.explain_imtsl("emotions", protocol=small_protocol, seed=1)
+    L = g.laplacian
+    E = np.diag(np.diag(L)) - L  # Lbar = Dbar - Ebar
+    for i, j, sign, freq in g.edges:
+        assert E[i, j] == sign and E[j, i] == sign and freq >= 0.8
+    assert np.count_nonzero(E) == 2 * len(g.edges)
+    np.testing.assert_array_equal(np.diag(L), np.abs(E).sum(axis=1))
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["explain", "br", "--dataset", "emotions"], "explain supports imtsl"),
+    (["explain", "imtsl", "--dataset", "no-such-data"], "no-such-data"),
+])
+def test_explain_bad_input_exits_2(argv, message, capsys):
+    code, _, err = run_cli(argv, capsys)
+    assert code == 2 and message in err and "Traceback" not in err
