@@ -164,7 +164,11 @@ def test_every_mirror_arff_matches_liac_arff():
         X = ours.X.toarray() if ours.sparse_rows else ours.X
         assert X.shape == R.shape, path
         assert np.array_equal(X, R, equal_nan=True), path
-        names = [re.sub(r"__dup\d+$", "", a[0]).replace("\\'", "'") for a in ref["attributes"]]
+        quoted = [m.group(2)[0] in "'\"" for m in map(_ATTR.match, text.decode().split("\n"))
+                  if m]
+        names = [re.sub(r"__dup\d+$", "", a[0]) for a in ref["attributes"]]
+        # a quoted name has its escapes resolved (Weka), liac-arff keeps the backslash
+        names = [n.replace("\\'", "'") if q else n for n, q in zip(names, quoted)]
         assert names == ours.names, path
         for j, col in ours.strings.items():
             assert col == [row[j] for row in ref["data"]], path
