@@ -51,3 +51,24 @@ def test_done_when_datasets(name, tmp_path_factory):
                                   if e.fetchable and n not in DONE_WHEN])
 def test_other_mirror_datasets(name, tmp_path_factory):
     check(name, tmp_path_factory.getbasetemp() / "mirror-data")
+
+
+@pytest.mark.mirror
+def test_manifest_datasets_and_hashes_are_in_the_registry():
+    import csv
+
+    path = os.path.join(mirror(), "MANIFEST.tsv")
+    if not os.path.isfile(path):
+        pytest.skip(f"no MANIFEST.tsv in {mirror()}")
+    with open(path) as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t"))
+    lower = {n.lower(): e for n, e in registry().items()}
+    pinned = {f.url: f.sha256 for e in registry().values() for f in e.files}
+    for row in rows:
+        name = row["dataset"].split(" (")[0].lower()
+        if "meka music variant" in row["dataset"].lower():
+            name = "emotions-meka"
+        assert name in lower, row["dataset"]
+        if row["url"] in pinned:
+            assert pinned[row["url"]] == row["sha256"], row["url"]
+    assert sum(u in pinned for u in (r["url"] for r in rows)) >= 100
