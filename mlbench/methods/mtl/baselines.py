@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.utils import check_random_state
+from threadpoolctl import threadpool_limits
 
 from mlbench.errors import ConfigError
 from mlbench.methods import registry
@@ -67,12 +68,14 @@ class HoldoutLogistic(MultiLabelClassifier):
         fraction = self.validation_fraction if len(lams) > 1 else 0.0  # one value: nothing held out
         X_fit, Y_fit, X_val, Y_val, X_all, Y_all = holdout_parts(X, Y, validation, fraction, rng)
         best, scores = lams[0], []
-        if len(lams) > 1 and X_val is not None:
-            for lam in lams:
-                est = self._make(lam, X_fit.shape[0], seed).fit(X_fit, Y_fit)
-                scores.append(mean_label_accuracy(Y_val, est.predict(X_val)))
-            best = lams[int(np.argmax(scores))]
-        self.estimator_ = self._make(best, X_all.shape[0], seed).fit(X_all, Y_all)
+        # one BLAS thread: many small L-BFGS fits (see mlbench.methods.mtl.estimator)
+        with threadpool_limits(limits=1, user_api="blas"):
+            if len(lams) > 1 and X_val is not None:
+                for lam in lams:
+                    est = self._make(lam, X_fit.shape[0], seed).fit(X_fit, Y_fit)
+                    scores.append(mean_label_accuracy(Y_val, est.predict(X_val)))
+                best = lams[int(np.argmax(scores))]
+            self.estimator_ = self._make(best, X_all.shape[0], seed).fit(X_all, Y_all)
         self.fit_info_ = {"lambda": round(float(best), 6)}
         if scores:
             self.fit_info_["validation_accuracy"] = round(float(max(scores)), 6)
