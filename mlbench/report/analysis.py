@@ -22,10 +22,10 @@ import numpy as np
 import pandas as pd
 
 from mlbench.errors import ConfigError, MlbenchError
+from mlbench.report.results import metric_info
 from mlbench.stats import (
     bayesian_signed_rank,
     corrected_resampled_ttest,
-    critical_difference,
     friedman_from_ranks,
     mean_ranks_vs_control,
     nemenyi,
@@ -93,19 +93,12 @@ class MetricAnalysis:
     rp_std: pd.Series = None
     rp: pd.DataFrame = None
     notes: list = field(default_factory=list)
+    alpha: float = 0.05
 
     @property
     def friedman_rejects(self):
+        """Whether the Iman-Davenport test rejects equivalence at ``alpha`` (gate of the post-hoc tests)."""
         return self.friedman is not None and self.friedman.p_f < self.alpha
-
-    alpha: float = 0.05
-
-    def best_in(self, values, axis_methods=True):
-        """Index of the best finite value (direction-aware) of ``values`` or None."""
-        v = np.asarray(values, dtype=float)
-        if not np.isfinite(v).any():
-            return None
-        return int(np.nanargmax(v) if self.greater_is_better else np.nanargmin(v))
 
     def average_rank(self, method):
         """The method's average rank in the Friedman test, or None when it is not in the block."""
@@ -153,6 +146,8 @@ class MetricAnalysis:
 
 @dataclass
 class Analysis:
+    """Every metric's :class:`MetricAnalysis` plus the choices that shaped them."""
+
     results: object
     metrics: list            # MetricAnalysis
     control: str
@@ -166,6 +161,7 @@ class Analysis:
 
     @property
     def split_test_name(self):
+        """The per-dataset test, as the report names it."""
         return "Nadeau-Bengio corrected resampled t-test" if self.split_test == "corrected-ttest" \
             else "paired t-test"
 
@@ -181,7 +177,7 @@ def choose_control(results, metric, requested, protocol_control):
         return requested, "--control"
     if protocol_control and protocol_control in methods:
         return protocol_control, "the protocol's proposed method"
-    greater, _ = _direction(metric)
+    greater, _ = metric_info(metric)
     cells = results.cells(metric)["mean"].unstack("method").reindex(columns=methods)
     filled = cells.fillna(-np.inf if greater else np.inf).to_numpy()
     avg = rank_scores(filled, greater).mean(axis=0)
@@ -190,12 +186,6 @@ def choose_control(results, metric, requested, protocol_control):
     if protocol_control:
         why += f"; the protocol's {protocol_control!r} is not in the results"
     return best, why
-
-
-def _direction(metric):
-    from mlbench.report.results import metric_info
-
-    return metric_info(metric)
 
 
 def analyse(results, *, metrics=None, control=None, protocol_control=None, alpha=0.05, stats=(),
@@ -223,7 +213,7 @@ def analyse(results, *, metrics=None, control=None, protocol_control=None, alpha
 
 
 def _analyse_metric(results, metric, methods, ctrl, alpha, stats, strict, split_test, rope, seed, n_bayes):
-    greater, display = _direction(metric)
+    greater, display = metric_info(metric)
     cells = results.cells(metric)
     datasets = results.datasets
     mean = cells["mean"].unstack("method").reindex(index=datasets, columns=methods)

@@ -85,10 +85,7 @@ class Results:
     def sizes(self, dataset):
         """Mean training and test set sizes on ``dataset`` (NaN when the CSV lacks them)."""
         part = self.frame[self.frame["dataset"] == dataset]
-        n_train = pd.to_numeric(part.get("n_train"), errors="coerce") if "n_train" in part else None
-        n_test = pd.to_numeric(part.get("n_test"), errors="coerce") if "n_test" in part else None
-        return (float(n_train.mean()) if n_train is not None else np.nan,
-                float(n_test.mean()) if n_test is not None else np.nan)
+        return tuple(float(part[c].mean()) if c in part.columns else np.nan for c in ("n_train", "n_test"))
 
     def missing(self, metric):
         """Cells without a value for ``metric``: list of dicts (dataset, method, reason)."""
