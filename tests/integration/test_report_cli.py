@@ -37,7 +37,7 @@ def test_defaults_come_from_the_protocol(results, capsys):
     # soshf protocol: style soshf, metrics macro_f1 and macro_auc, one table each
     assert "Mean rank" in out and "Macro-F1" in out and "Macro-AUC" in out
     assert "Friedman test over datasets" in out
-    assert "control: br-svm (best average rank on macro_f1)" in out
+    assert "control: br-svm (best average rank on macro_f1" in out
 
 
 @pytest.mark.parametrize("style, fmt", list(zip(
