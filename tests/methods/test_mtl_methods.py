@@ -85,6 +85,7 @@ def test_cmtl_limits_are_ridge_and_plain_logistic():
     assert np.linalg.norm(W_plain) > np.linalg.norm(W_ridge)
 
 
+@pytest.mark.slow
 def test_mtl_feat_matches_squared_trace_norm_problem():
     """As epsilon -> 0, Argyriou's alternation minimises loss + gamma ||W||_*^2."""
     X, Y = toy(n=80, d=4, Q=3)
