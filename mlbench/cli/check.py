@@ -13,7 +13,13 @@ import click
 @click.option("--metric", "metrics", multiple=True, help="Compare only these metrics (repeatable).")
 @click.pass_context
 def command(ctx, results, reference, tolerance, metrics):
-    """Compare each (dataset, method, metric) mean of RESULTS with the reference."""
+    """Compare each (dataset, method, metric) mean of RESULTS with the reference.
+
+    Exit status 1 when a mean is worse than the reference by more than the tolerance (or missing),
+    0 otherwise, 2 on bad input.
+
+    Example: mlbench check new.csv --against results/reference/quick.csv --tolerance 0.02
+    """
     from mlbench.report.check import compare
     from mlbench.report.results import load_results
 

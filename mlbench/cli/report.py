@@ -29,7 +29,11 @@ STATS_CHOICES = ("friedman", "wilcoxon", "ttest", "corrected-ttest", "bayes", "a
 @click.option("--rope", default=None, type=float, help="Half-width of the rope of --stats bayes (default 0.01).")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of --stats bayes sampling.")
 def command(results, metrics, stats, control, alpha, style, fmt, out, cd_diagram, cd_test, protocol, rope, seed):
-    """Tables and tests from one or more RESULTS CSVs (merged, e.g. one per dataset)."""
+    """Tables and tests from one or more RESULTS CSVs (merged, e.g. one per dataset).
+
+    Example: mlbench report results/soshf.csv --style soshf --stats all --format latex --out t.tex
+    --cd-diagram cd.png
+    """
     from mlbench.report.build import make_report
 
     colour = fmt == "terminal" and out is None and sys.stdout.isatty()
