@@ -15,9 +15,17 @@ from __future__ import annotations
 import functools
 
 import pytest
+from threadpoolctl import threadpool_limits
 from sklearn.utils.estimator_checks import estimator_checks_generator
 
 from mlbench.methods import registry
+
+@pytest.fixture(autouse=True)
+def _one_blas_thread():
+    """Tiny problems: one BLAS thread is fastest, and spare threads spin on a shared machine."""
+    with threadpool_limits(1):
+        yield
+
 
 #: checks that cannot apply to any mlbench method: check name -> why
 MULTILABEL_XFAIL = {
