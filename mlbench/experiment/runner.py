@@ -129,7 +129,7 @@ def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeou
         reasons = "; ".join(f"{k}: {v}" for k, v in report.skipped_datasets.items())
         raise DataError(f"no dataset of protocol {protocol.name!r} could be loaded ({reasons})")
 
-    pred_dir = f"{out}.predictions" if save_predictions else None
+    pred_dir = os.path.abspath(f"{out}.predictions") if save_predictions else None
     cells = build_grid(protocol, list(loaded), entries, splits, predictions_dir=pred_dir)
     report.cells = cells
     with ResultsStore(out, protocol.metrics) as store:
