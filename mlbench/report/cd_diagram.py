@@ -61,7 +61,8 @@ def draw(names, average_ranks, cd, path, *, test="nemenyi", control=None, title=
     line_h = 0.32
     rows = max(len(left), len(right))
     bars = cliques(r, cd) if test == "nemenyi" else []
-    y_axis = 0.85
+    top = 0.3 if title else 0.0          # a title gets its own line above the CD scale
+    y_axis = 0.85 + top
     bar_top = y_axis + 0.15
     labels_top = bar_top + 0.18 * len(bars) + 0.25
     height = labels_top + line_h * (rows - 1) + 0.2
@@ -80,12 +81,12 @@ def draw(names, average_ranks, cd, path, *, test="nemenyi", control=None, title=
     for half in np.arange(1.5, k, 1.0):
         ax.plot([half, half], [y_axis - 0.04, y_axis], color="k", lw=0.7)
     # the CD scale above the axis, at the left end
-    ax.plot([hi, hi - cd], [0.3, 0.3], color="k", lw=1)
+    ax.plot([hi, hi - cd], [top + 0.3, top + 0.3], color="k", lw=1)
     for x in (hi, hi - cd):
-        ax.plot([x, x], [0.25, 0.35], color="k", lw=1)
-    ax.text(hi - cd / 2, 0.24, f"CD = {cd:.2f}", ha="center", va="bottom", fontsize=9)
+        ax.plot([x, x], [top + 0.25, top + 0.35], color="k", lw=1)
+    ax.text(hi - cd / 2, top + 0.24, f"CD = {cd:.2f}", ha="center", va="bottom", fontsize=9)
     if title:
-        ax.text(lo - pad * 0.95, 0.1, title, ha="right", va="top", fontsize=9)
+        ax.text((lo + hi) / 2, 0.05, title, ha="center", va="top", fontsize=9, gid="title")
     for b, members in enumerate(bars):
         y = bar_top + 0.18 * b
         ax.plot([r[members].min() - 0.03, r[members].max() + 0.03], [y, y], color="k", lw=3,
