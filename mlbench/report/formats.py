@@ -69,6 +69,11 @@ def _terminal(tables, colour, width):
     from rich.table import Table as RichTable
 
     buf = io.StringIO()
+    if width is None and colour:
+        import shutil
+
+        width = shutil.get_terminal_size((200, 24)).columns  # a real terminal: fit its width
+    # files and pipes get 200 columns so that wide tables are not wrapped
     console = Console(file=buf, force_terminal=colour, no_color=not colour, width=width or 200,
                       highlight=False, emoji=False)
     for t in tables:
