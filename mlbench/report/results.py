@@ -48,6 +48,14 @@ def metric_info(name):
         raise
 
 
+def _is_metric(name):
+    try:
+        metric_info(name)
+        return True
+    except ConfigError:
+        return False
+
+
 @dataclass
 class Results:
     """Merged results: ``ok`` rows (``frame``), failed rows, metric columns and provenance notes."""
@@ -172,6 +180,12 @@ def load_results(paths, metrics=None, protocol=None):
             raise DataError(f"metric {absent[0]} is not a column of the results "
                             f"(columns: {', '.join(metric_columns) or 'none'})")
         metric_columns = list(dict.fromkeys(metrics))
+    else:
+        # columns the runner may add beyond the documented schema are not metrics: skip, and say so
+        unknown = [c for c in metric_columns if not _is_metric(c)]
+        if unknown:
+            notes.append(f"columns that are not registered metrics were ignored: {', '.join(unknown)}")
+        metric_columns = [c for c in metric_columns if c not in unknown]
     for m in metric_columns:
         values = pd.to_numeric(df[m], errors="coerce")
         bad = values.isna() & df[m].notna() & (df[m].astype(str).str.lower() != "nan")

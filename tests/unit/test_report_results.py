@@ -96,3 +96,13 @@ def test_metric_directions():
     assert metric_info("hamming_loss")[0] is False
     assert metric_info("macro_f1")[0] is True
     assert metric_info("tree_induced_error")[0] is False  # fallback table
+
+
+def test_unknown_extra_columns_are_ignored_with_a_note(tmp_path):
+    path = tmp_path / "extra.csv"
+    pd.DataFrame([dict(r, host="node1", cpu_model="x86") for r in ROWS]).to_csv(path, index=False)
+    res = load_results([path])
+    assert res.metrics == ["macro_f1", "hamming_loss"]
+    assert any("host, cpu_model" in n for n in res.notes)
+    with pytest.raises(ConfigError, match="unknown metric 'host'"):
+        load_results([path], metrics=["host"])
