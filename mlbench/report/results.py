@@ -187,6 +187,7 @@ def load_results(paths, metrics=None, protocol=None):
             notes.append(f"columns that are not registered metrics were ignored: {', '.join(unknown)}")
         metric_columns = [c for c in metric_columns if c not in unknown]
     for m in metric_columns:
+        metric_info(m)  # an unknown name fails before its values are looked at
         values = pd.to_numeric(df[m], errors="coerce")
         bad = values.isna() & df[m].notna() & (df[m].astype(str).str.lower() != "nan")
         if bad.any():
@@ -194,7 +195,6 @@ def load_results(paths, metrics=None, protocol=None):
             raise DataError(f"{df['__file'].iloc[line]}: metric column {m} holds a non-number "
                             f"({df[m].iloc[line]!r})")
         df[m] = values.astype(float)
-        metric_info(m)
     for c in ("n_train", "n_test"):
         if c in df.columns:
             df[c] = pd.to_numeric(df[c], errors="coerce")
