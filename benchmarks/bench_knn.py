@@ -73,7 +73,8 @@ def main(argv=None):
     print(f"mlbench           wall {ours_w:.3f} s, CPU {ours_c:.3f} s (best of {args.repeat})")
     print(f"scikit-multilearn wall {ref_w:.3f} s, CPU {ref_c:.3f} s")
     print(f"identical predictions: {np.array_equal(pred, ref)}")
-    print(f"ratio (scikit-multilearn / mlbench): wall {ref_w / ours_w:.1f}x, CPU {ref_c / ours_c:.1f}x")
+    print(f"ratio (scikit-multilearn / mlbench): wall {ref_w / ours_w:.1f}x, "
+          f"CPU {ref_c / ours_c:.1f}x")
     return 0 if np.array_equal(pred, ref) else 1
 
 

@@ -277,7 +277,7 @@ def test_iblr_plus_uses_the_features_too():
     assert not np.allclose(plain.predict_proba(XTE), plus.predict_proba(XTE))
 
 
-# -- shared behaviour -------------------------------------------------------------------------------
+# -- shared behaviour ------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", BASELINES)
 def test_sparse_input_gives_the_dense_results(name):
     dense = fit(name, seed=7)
@@ -294,7 +294,8 @@ def test_same_seed_same_numbers(name):
     assert a.predict(XTE).shape == YTE.shape and set(np.unique(a.predict(XTE))) <= {0, 1}
 
 
-@pytest.mark.parametrize("name, params", [("br-rf", {}), ("ecc", {}), ("rakel", {"n_labelsets": 4})])
+@pytest.mark.parametrize("name, params",
+                         [("br-rf", {}), ("ecc", {}), ("rakel", {"n_labelsets": 4})])
 def test_other_seed_other_numbers(name, params):
     # (RAkEL with L = 5 and m = 2L draws all C(5, 3) = 10 labelsets whatever the seed)
     a, b = fit(name, seed=1, **params), fit(name, seed=2, **params)

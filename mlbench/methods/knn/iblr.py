@@ -121,5 +121,5 @@ class IBLR(MultiLabelClassifier):
 
 register("iblr", IBLR, family="knn", paper="platform", params={"k": 10, "base": "lr"},
          grid={"base_params": _C_GRID},
-         description="IBLR (Cheng & Hüllermeier 2009): logistic regression on the k=10 neighbours' "
-                     "label fractions")
+         description="IBLR (Cheng & Hüllermeier 2009): logistic regression on the k=10 "
+                     "neighbours' label fractions")

@@ -1,18 +1,19 @@
 """ML-kNN: multi-label k nearest neighbours with Bayesian inference.
 
 Source: Zhang & Zhou, "ML-KNN: A lazy learning approach to multi-label learning", Pattern
-Recognition 40(7), 2007, Section 3 (Eqs. 1-3 and the algorithm of its Fig. 1).
+Recognition 40(7), 2007, Section 3: the MAP rule and its pseudo-code (Fig. 1), whose numbered
+steps are cited below.
 
 Notation: N(x) are the k nearest training neighbours of x, excluding x itself when x is a training
-point; C_x(l) = sum over a in N(x) of y_a(l) is the number of neighbours carrying label l (Eq. 1).
+point; C_x(l) = sum over a in N(x) of y_a(l) is the number of neighbours carrying label l (step 8).
 With smoothing s (s = 1 gives Laplace smoothing), training computes
 
-* priors       P(H_1^l) = (s + sum_i y_i(l)) / (2 s + m),  P(H_0^l) = 1 - P(H_1^l);
+* priors       P(H_1^l) = (s + sum_i y_i(l)) / (2 s + m),  P(H_0^l) = 1 - P(H_1^l)  (step 2);
 * likelihoods  P(E_j^l | H_1^l) = (s + c_l[j]) / (s (k + 1) + sum_p c_l[p]), j = 0..k,
   where c_l[j] counts training points with label l and exactly j neighbours with label l
-  (c'_l[j] likewise for points without l gives P(E_j^l | H_0^l)).
+  (c'_l[j] likewise for points without l gives P(E_j^l | H_0^l))  (steps 9-13).
 
-For a test point t the label is the MAP choice (Eqs. 2-3): y_t(l) = 1 iff
+For a test point t (steps 14 on) the label is the MAP choice, by Bayes' rule y_t(l) = 1 iff
 P(H_1^l) P(E_{C_t(l)}^l | H_1^l) >= P(H_0^l) P(E_{C_t(l)}^l | H_0^l), and its score (the paper's
 ranking function) is the posterior P(H_1^l | E_{C_t(l)}^l).  Ties go to 1, as in MULAN and
 scikit-multilearn.
@@ -54,7 +55,7 @@ def neighbour_matrix(idx, n_train, weights=None):
 
 
 def neighbour_label_counts(idx, Y_train):
-    """C_x(l) (Eq. 1) for every query row: how many of its neighbours carry each label, int (n, L)."""
+    """C_x(l) (step 8) per query row: how many of its neighbours carry each label, int (n, L)."""
     A = neighbour_matrix(idx, Y_train.shape[0])
     return np.rint(A @ Y_train.astype(np.float64)).astype(np.intp)
 
@@ -89,7 +90,7 @@ class MLkNN(MultiLabelClassifier):
         self.prior_ = (s + Y.sum(axis=0)) / (2 * s + n)
         # training neighbours exclude the point itself (kneighbors without X does that)
         C = neighbour_label_counts(self.nn_.kneighbors(return_distance=False), Y)
-        # c_l[j] and c'_l[j] of Fig. 1 for all labels at once: bin label l, count j at l (k+1) + j
+        # c_l[j] and c'_l[j] (steps 9-10) for all labels at once: label l, count j -> bin l(k+1)+j
         flat = C + (k + 1) * np.arange(L)
         has = Y.astype(bool)
         c1 = np.bincount(flat[has], minlength=L * (k + 1)).reshape(L, k + 1)
@@ -114,7 +115,7 @@ class MLkNN(MultiLabelClassifier):
         return p1 / (p1 + p0)
 
     def predict(self, X):
-        """MAP labels (Eq. 3): 1 where P(H_1) P(E | H_1) >= P(H_0) P(E | H_0)."""
+        """MAP labels: 1 where P(H_1) P(E | H_1) >= P(H_0) P(E | H_0)."""
         p1, p0 = self._joint(X)
         return (p1 >= p0).astype(int)
 

@@ -24,9 +24,9 @@ _SEED_MAX = np.iinfo(np.int32).max
 class ConstantBinary(ClassifierMixin, BaseEstimator):
     """The classifier of a label that takes one value in the training part.
 
-    ``predict`` returns that value; ``predict_proba`` gives probability 1 to it; ``decision_function``
-    is +1 for a constant 1 and -1 for a constant 0 (the margin of a linear SVM's support boundary,
-    so thresholding it at 0 predicts the constant).
+    ``predict`` returns that value; ``predict_proba`` gives probability 1 to it;
+    ``decision_function`` is +1 for a constant 1 and -1 for a constant 0 (the margin of a linear
+    SVM's support boundary, so thresholding it at 0 predicts the constant).
     """
 
     def __init__(self, value=0):
@@ -69,7 +69,7 @@ def draw_seeds(random_state, n):
 
 
 def fit_binary(base, base_params, X, y, seed):
-    """Fit one binary classifier on the 0/1 vector ``y``; a constant ``y`` gets :class:`ConstantBinary`."""
+    """Fit a binary classifier on the 0/1 vector ``y`` (constant ``y``: :class:`ConstantBinary`)."""
     y = np.asarray(y)
     if y.size == 0 or np.all(y == y[0]):
         return ConstantBinary(value=int(y[0]) if y.size else 0).fit(X, y)

@@ -29,7 +29,8 @@ def chain_order(order, n_labels, random_state):
     if isinstance(order, str) and order == "random":
         return check_random_state(random_state).permutation(n_labels)
     if isinstance(order, str):
-        raise ValueError(f"order must be 'label', 'random' or a permutation of the labels, got {order!r}")
+        raise ValueError("order must be 'label', 'random' or a permutation of the labels, "
+                         f"got {order!r}")
     perm = np.asarray(order, dtype=int)
     if perm.shape != (n_labels,) or not np.array_equal(np.sort(perm), np.arange(n_labels)):
         raise ValueError(f"order must be a permutation of 0..{n_labels - 1}, got {list(order)!r}")
@@ -98,7 +99,7 @@ class ClassifierChain(MultiLabelClassifier):
         return self
 
     def _run_chain(self, X):
-        """Walk the chain once: (0/1 predictions, scores), both (n, L) in the original label order."""
+        """Walk the chain once: (0/1 predictions, scores), both (n, L) in the label order of Y."""
         X = self._validate_predict(X)
         L = len(self.estimators_)
         n_features = X.shape[1]

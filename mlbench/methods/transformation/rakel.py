@@ -29,7 +29,7 @@ _ENUMERATE_MAX = 100_000
 
 
 def draw_labelsets(n_labels, k, m, random_state):
-    """``m`` distinct k-subsets of range(n_labels), uniformly without replacement, as an (m, k) array.
+    """``m`` distinct k-subsets of range(n_labels), drawn uniformly without replacement, (m, k).
 
     Small label spaces enumerate every subset and choose m of them; large ones draw random subsets
     and reject repeats (m is far below C(L, k) there, so rejections are rare).
@@ -111,7 +111,8 @@ class RAkELo(MultiLabelClassifier):
         X, Y = self._validate_fit(X, Y)
         L = Y.shape[1]
         if not isinstance(self.labelset_size, (int, np.integer)) or self.labelset_size < 1:
-            raise ValueError(f"labelset_size must be a positive integer, got {self.labelset_size!r}")
+            raise ValueError("labelset_size must be a positive integer, "
+                             f"got {self.labelset_size!r}")
         m = 2 * L if self.n_labelsets is None else self.n_labelsets
         if not isinstance(m, (int, np.integer)) or m < 1:
             raise ValueError(f"n_labelsets must be a positive integer, got {self.n_labelsets!r}")
