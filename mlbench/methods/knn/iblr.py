@@ -1,7 +1,7 @@
 """IBLR: instance-based learning by logistic regression.
 
 Source: Cheng & Hüllermeier, "Combining instance-based learning and logistic regression for
-multilabel classification", Machine Learning 76(2-3), 2009, Section 3.
+multilabel classification", Machine Learning 76(2-3), 2009: the IBLR model and its features.
 
 Each instance x is described by label statistics of its k nearest training neighbours N_k(x)
 (excluding x itself for a training point):

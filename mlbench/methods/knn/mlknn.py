@@ -1,7 +1,7 @@
 """ML-kNN: multi-label k nearest neighbours with Bayesian inference.
 
 Source: Zhang & Zhou, "ML-KNN: A lazy learning approach to multi-label learning", Pattern
-Recognition 40(7), 2007, Section 3: the MAP rule and its pseudo-code (Fig. 1), whose numbered
+Recognition 40(7), 2007: the MAP rule and the paper's pseudo-code of ML-kNN, whose numbered
 steps are cited below.
 
 Notation: N(x) are the k nearest training neighbours of x, excluding x itself when x is a training

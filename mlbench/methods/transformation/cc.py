@@ -1,7 +1,7 @@
 """Classifier chains (CC).
 
 Source: Read, Pfahringer, Holmes & Frank, "Classifier chains for multi-label classification",
-Machine Learning 85(3), 2011 (ECML PKDD 2009), Section 4 ("CC" training and prediction).
+Machine Learning 85(3), 2011 (ECML PKDD 2009): the training and prediction phases of CC.
 
 For a label order (o_1, ..., o_L), classifier j learns y_{o_j} from the augmented input
 (x, y_{o_1}, ..., y_{o_{j-1}}): in training the previous labels are the true ones; in prediction

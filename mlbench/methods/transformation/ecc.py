@@ -1,7 +1,7 @@
 """Ensembles of classifier chains (ECC).
 
 Source: Read, Pfahringer, Holmes & Frank, "Classifier chains for multi-label classification",
-Machine Learning 85(3), 2011, Section 5 ("ECC").
+Machine Learning 85(3), 2011: the ensemble of classifier chains (ECC) and its voting scheme.
 
 m chains C_1..C_m are trained, each with its own random label order and on its own bootstrap
 sample of the training set (N instances drawn with replacement).  At prediction every chain votes

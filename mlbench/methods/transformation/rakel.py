@@ -1,7 +1,7 @@
 """RAkEL-o: random k-labelsets ("o": the labelsets may overlap), drawn without replacement.
 
 Source: Tsoumakas, Katakis & Vlahavas, "Random k-labelsets for multilabel classification",
-IEEE TKDE 23(7), 2011 (first: Tsoumakas & Vlahavas, ECML 2007), Section 4, the RAkEL-o algorithm.
+IEEE TKDE 23(7), 2011 (first: Tsoumakas & Vlahavas, ECML 2007): the RAkEL-o algorithm.
 
 Training: draw m distinct k-subsets R_1..R_m of the L labels uniformly at random, without
 replacement from the set of all k-subsets; on each, train a label-powerset (LP) classifier, i.e. a
