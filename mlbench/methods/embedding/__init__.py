@@ -1,0 +1,1 @@
+"""Methods that learn from an enriched or embedded label space (MLFE)."""
