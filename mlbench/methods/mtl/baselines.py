@@ -77,6 +77,9 @@ class HoldoutLogistic(MultiLabelClassifier):
                 best = lams[int(np.argmax(scores))]
             self.estimator_ = self._make(best, X_all.shape[0], seed).fit(X_all, Y_all)
         self.fit_info_ = {"lambda": round(float(best), 6)}
+        # the most L-BFGS iterations any label's logistic regression of the final fit needed
+        self.n_iter_ = max([1] + [int(np.max(e.n_iter_)) for e in self.estimator_.estimators_
+                                  if hasattr(e, "n_iter_")])
         if scores:
             self.fit_info_["validation_accuracy"] = round(float(max(scores)), 6)
         return self

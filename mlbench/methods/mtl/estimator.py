@@ -57,6 +57,7 @@ class HoldoutMTL(MultiLabelClassifier):
                 best = points[int(np.argmax(scores))]
             self.coef_, self.intercept_, info = self._fit_point(X_all, Y_all, best, {"points": [best]}, rng)
         self.fit_info_ = {**{k: round(float(v), 6) for k, v in best.items()}, **info}
+        self.n_iter_ = int(max(1, info.get("n_iter", 1)))  # solver iterations of the final fit
         if scores:
             self.fit_info_["validation_accuracy"] = round(float(max(scores)), 6)
             self.validation_scores_ = np.array(scores)
@@ -67,8 +68,3 @@ class HoldoutMTL(MultiLabelClassifier):
         """P(y_q = 1 | x) = sigmoid(x^T w_q + b_q), shape (n, Q)."""
         X = self._validate_predict(X)
         return predict_proba(X, self.coef_, self.intercept_)
-
-    def decision_function(self, X):
-        """x^T w_q + b_q, shape (n, Q)."""
-        X = self._validate_predict(X)
-        return np.asarray(X @ self.coef_) + self.intercept_
