@@ -103,7 +103,7 @@ class MaxMarginOutputCoding(MultiLabelClassifier):
     random_state : int, RandomState or None
     """
 
-    def __init__(self, *, decoding=1.0, margin_C=10.0, n_iter=100, ridge_alpha=1.0, cv_folds=5,
+    def __init__(self, *, decoding=1.0, margin_C=10.0, n_iter=50, ridge_alpha=1.0, cv_folds=5,
                  C="cv", Cs=DEFAULT_CS, cv=3, max_labels=15, random_state=None):
         self.decoding = decoding
         self.margin_C = margin_C

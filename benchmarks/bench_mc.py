@@ -1,0 +1,105 @@
+"""Benchmark of the MC kernels (Cython vs the NumPy references) and of mc's fit / predict times.
+
+    .venv/bin/python benchmarks/bench_mc.py [--rows 500] [--labels 10] [--components 3] [--dataset emotions]
+
+Prints, measured in the same run: the annealed MAP search (150 steps per row) and the component
+log-likelihoods in Cython and in NumPy with their ratio, then mc's fit and predict seconds on a
+dataset (``--dataset``, read from MLBENCH_MIRROR through ``mlbench.data.load_dataset``; synthetic
+data when the mirror is unset).  Both paths are checked equal before timing.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+from mlbench.methods.probabilistic import _mixture
+
+
+def best_of(fn, repeat=3):
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def random_mixture(K, n, L, rng):
+    A = rng.randn(K, n, L) * 2
+    pcoef = rng.randn(K, L) * 2
+    parent = np.full((K, L), -1, dtype=np.intp)
+    for k in range(K):
+        order = rng.permutation(L)
+        for pos in range(1, L):
+            parent[k, order[pos]] = order[rng.randint(pos)]
+    return A, pcoef, parent, np.log(rng.dirichlet(np.ones(K)))
+
+
+def bench_kernels(n, L, K, T=150):
+    if _mixture._kernel is None:
+        raise SystemExit("mlbench._ext._mc is not built (setup.py build_ext --inplace)")
+    rng = np.random.RandomState(0)
+    A, pcoef, parent, log_lam = random_mixture(K, n, L, rng)
+    Y0 = rng.randint(2, size=(n, L)).astype(np.int8)
+    flips = rng.randint(L, size=(n, T))
+    u = rng.random_sample((n, T))
+    temps = _mixture.temperatures(T, 5.0)
+    yc, sc = _mixture.anneal(A, pcoef, parent, log_lam, Y0, flips, u, temps)
+    yn, sn = _mixture.anneal_numpy(A, pcoef, parent, log_lam, Y0, flips, u, temps)
+    assert np.array_equal(yc, yn) and np.allclose(sc, sn)
+    t_c = best_of(lambda: _mixture.anneal(A, pcoef, parent, log_lam, Y0, flips, u, temps))
+    t_n = best_of(lambda: _mixture.anneal_numpy(A, pcoef, parent, log_lam, Y0, flips, u, temps), 1)
+    print(f"anneal ({n} rows, L={L}, K={K}, {T} steps): cython {t_c * 1e3:8.2f} ms  "
+          f"numpy {t_n * 1e3:8.1f} ms  ratio {t_n / t_c:6.1f}x")
+    t_c = best_of(lambda: _mixture.component_loglik(A, pcoef, parent, Y0), 5)
+    t_n = best_of(lambda: _mixture.component_loglik_numpy(A, pcoef, parent, Y0), 5)
+    print(f"component log-likelihoods ({n} rows): cython {t_c * 1e3:8.3f} ms  "
+          f"numpy {t_n * 1e3:8.3f} ms  ratio {t_n / t_c:6.1f}x")
+
+
+def bench_mc(dataset):
+    from sklearn.model_selection import train_test_split
+
+    from mlbench.methods import make
+
+    if os.environ.get("MLBENCH_MIRROR"):
+        from mlbench.data import load_dataset
+
+        d = load_dataset(dataset)
+        X, Y, name = d.X, d.Y, dataset
+    else:
+        rng = np.random.RandomState(0)
+        X = rng.randn(600, 20)
+        Y = (X @ rng.randn(20, 6) + rng.randn(600, 6) > 0).astype(int)
+        name = "synthetic 600 x 20, 6 labels (MLBENCH_MIRROR unset)"
+    Xtr, Xte, Ytr, Yte = train_test_split(X, Y, test_size=0.1, random_state=0)
+    for method in ("sc", "mc"):
+        est = make(method, random_state=0)
+        t = time.perf_counter()
+        est.fit(Xtr, Ytr)
+        fit_s = time.perf_counter() - t
+        t = time.perf_counter()
+        P = est.predict(Xte)
+        pred_s = time.perf_counter() - t
+        info = getattr(est, "fit_info_", {})
+        print(f"{method} on {name}: fit {fit_s:7.2f} s  predict {pred_s:6.3f} s  "
+              f"exact match {np.mean((P == Yte).all(axis=1)):.3f}  "
+              f"components {info.get('n_components', 1)}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", type=int, default=500)
+    ap.add_argument("--labels", type=int, default=10)
+    ap.add_argument("--components", type=int, default=3)
+    ap.add_argument("--dataset", default="emotions")
+    args = ap.parse_args()
+    bench_kernels(args.rows, args.labels, args.components)
+    bench_mc(args.dataset)
+
+
+if __name__ == "__main__":
+    main()
