@@ -285,6 +285,9 @@ def test_sparse_input_gives_the_dense_results(name):
     np.testing.assert_array_equal(dense.predict(XTE), sparse.predict(sp.csr_matrix(XTE)))
     np.testing.assert_allclose(scores(dense, XTE), scores(sparse, sp.csr_matrix(XTE)),
                                rtol=1e-6, atol=1e-6)
+    if hasattr(dense, "joint_log_proba"):
+        np.testing.assert_allclose(dense.joint_log_proba(XTE, YTE),
+                                   sparse.joint_log_proba(sp.csr_matrix(XTE), YTE), rtol=1e-5)
 
 
 @pytest.mark.parametrize("name", BASELINES)
@@ -324,3 +327,63 @@ def test_unknown_base_learner():
         BinaryRelevance(base="perceptron").fit(XTR, YTR)
     with pytest.raises(ValueError, match="aggregate"):
         EnsembleClassifierChains(aggregate="median").fit(XTR, YTR)
+
+
+# -- joint probabilities (the MC paper's conditional log-likelihood loss) -------------------------
+ALL_VECTORS = np.array([[(v >> l) & 1 for l in range(5)] for v in range(32)])
+
+
+@pytest.mark.parametrize("name", ["br-lr", "cc", "mlknn", "iblr"])
+def test_joint_is_a_distribution_over_label_vectors(name):
+    est = fit(name)
+    rows = XTE[:6]
+    total = np.zeros(len(rows))
+    for y in ALL_VECTORS:
+        total += np.exp(est.joint_log_proba(rows, np.tile(y, (len(rows), 1))))
+    np.testing.assert_allclose(total, 1.0, rtol=1e-10)
+
+
+def test_br_joint_is_the_product_of_label_probabilities():
+    est = fit("br-lr")
+    _, prob = reference_br_lr(XTR, YTR, XTE)
+    expected = np.sum(np.log(np.where(YTE == 1, prob, 1 - prob)), axis=1)
+    np.testing.assert_allclose(est.joint_log_proba(XTE, YTE), expected, rtol=1e-9)
+
+
+def test_cc_joint_follows_the_chain_rule_with_the_given_labels():
+    from sklearn.multioutput import ClassifierChain as SkChain
+
+    order = [3, 0, 4, 1, 2]
+    est = ClassifierChain(order=order).fit(XTR, YTR)
+    ref = SkChain(LogisticRegression(C=1.0, max_iter=1000), order=order).fit(XTR, YTR)
+    expected = np.zeros(len(XTE))
+    for j, model in enumerate(ref.estimators_):
+        Xj = np.hstack([XTE, YTE[:, order[:j]]])
+        p1 = model.predict_proba(Xj)[:, 1]
+        expected += np.log(np.where(YTE[:, order[j]] == 1, p1, 1 - p1))
+    np.testing.assert_allclose(est.joint_log_proba(XTE, YTE), expected, rtol=1e-9)
+
+
+def test_mlknn_joint_is_the_product_of_posteriors():
+    est = fit("mlknn")
+    post = est.predict_proba(XTE)
+    expected = np.sum(np.log(np.where(YTE == 1, post, 1 - post)), axis=1)
+    np.testing.assert_allclose(est.joint_log_proba(XTE, YTE), expected, rtol=1e-10)
+
+
+def test_joint_of_a_label_unseen_in_training_is_finite():
+    Yc = YTR.copy()
+    Yc[:, 2] = 0
+    est = fit("br-lr", Y=Yc)
+    Yt = YTE.copy()
+    Yt[:, 2] = 1
+    with_one = est.joint_log_proba(XTE, Yt)
+    Yt[:, 2] = 0
+    with_zero = est.joint_log_proba(XTE, Yt)
+    # Laplace's rule for the constant label: P(1) = 1 / (n + 2) with n = 160 training rows
+    np.testing.assert_allclose(with_one - with_zero, np.log(1 / 162) - np.log(161 / 162))
+
+
+@pytest.mark.parametrize("name", ["br-svm", "ecc", "rakel"])
+def test_no_joint_without_probabilities(name):
+    assert not hasattr(fit(name), "joint_log_proba")

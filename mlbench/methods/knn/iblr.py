@@ -113,6 +113,12 @@ class IBLR(MultiLabelClassifier):
         Z = self._transform(X)
         return self.br_.decision_function(Z)
 
+    @available_if(_uses("proba"))
+    def joint_log_proba(self, X, Y):
+        """log P(Y = y | x): the per-label regressions are independent given omega(x)."""
+        Z = self._transform(X)
+        return self.br_.joint_log_proba(Z, Y)
+
     def predict(self, X):
         """Each label's regression prediction, (n, L) 0/1."""
         Z = self._transform(X)

@@ -24,7 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.neighbors import NearestNeighbors
 
-from mlbench.methods.base import MultiLabelClassifier
+from mlbench.methods.base import MultiLabelClassifier, check_multilabel_Y
 from mlbench.methods.registry import register
 
 
@@ -113,6 +113,13 @@ class MLkNN(MultiLabelClassifier):
         """The posterior P(H_1^l | E_{C_x(l)}^l) per label, (n, L)."""
         p1, p0 = self._joint(X)
         return p1 / (p1 + p0)
+
+    def joint_log_proba(self, X, Y):
+        """log P(Y = y | x) = sum_l log P(H_{y_l}^l | E_{C_x(l)}^l) (labels independent given C_x)."""
+        p1, p0 = self._joint(X)
+        Y = check_multilabel_Y(Y, p1.shape[0])
+        num = np.where(Y == 1, p1, p0)
+        return np.sum(np.log(num) - np.log(p1 + p0), axis=1)
 
     def predict(self, X):
         """MAP labels: 1 where P(H_1) P(E | H_1) >= P(H_0) P(E | H_0)."""

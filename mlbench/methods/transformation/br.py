@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.linear_model import LogisticRegression
 from sklearn.utils import check_random_state
 from sklearn.utils._available_if import available_if
 
-from mlbench.methods.base import MultiLabelClassifier, make_base_learner
+from mlbench.methods.base import MultiLabelClassifier, check_multilabel_Y, make_base_learner
 from mlbench.methods.registry import register
 
 _SEED_MAX = np.iinfo(np.int32).max
@@ -37,6 +38,7 @@ class ConstantBinary(ClassifierMixin, BaseEstimator):
         if y.size and np.any(y != self.value):
             raise ValueError("ConstantBinary fitted on a label that is not constant")
         self.classes_ = np.array([0, 1])
+        self.n_seen_ = int(y.size)
         return self
 
     def predict(self, X):
@@ -92,6 +94,36 @@ def binary_scores(est, X, kind):
         proba = est.predict_proba(X)
         return proba[:, list(est.classes_).index(1)]
     return est.decision_function(X)
+
+
+def binary_log_proba(est, X):
+    """(log P(y = 0 | x), log P(y = 1 | x)) of a fitted binary classifier with probabilities.
+
+    Logistic regression goes through its margin z, log sigma(z) = -log(1 + e^-z), which stays
+    finite where ``predict_proba`` rounds to 0.  A label that was constant in training (n rows) gets
+    Laplace's rule of succession, P(other value) = 1 / (n + 2), in this likelihood only: its
+    scores stay 0/1, but one unseen value in a test part must not make the whole conditional
+    log-likelihood infinite.
+    """
+    n = X.shape[0]
+    if isinstance(est, ConstantBinary):
+        same, other = np.log((est.n_seen_ + 1) / (est.n_seen_ + 2)), -np.log(est.n_seen_ + 2)
+        lp1 = np.full(n, same if est.value else other)
+        lp0 = np.full(n, other if est.value else same)
+        return lp0, lp1
+    if isinstance(est, LogisticRegression):
+        z = est.decision_function(X)  # the margin of class classes_[1] == 1
+        return -np.logaddexp(0.0, z), -np.logaddexp(0.0, -z)
+    with np.errstate(divide="ignore"):
+        lp = np.log(est.predict_proba(X))
+    one = list(est.classes_).index(1)
+    return lp[:, 1 - one], lp[:, one]
+
+
+def label_log_likelihood(est, X, y):
+    """log P(y_l = y | x) per row for the 0/1 vector ``y``."""
+    lp0, lp1 = binary_log_proba(est, X)
+    return np.where(np.asarray(y) == 1, lp1, lp0)
 
 
 def _uses(kind):
@@ -154,6 +186,16 @@ class BinaryRelevance(MultiLabelClassifier):
     def decision_function(self, X):
         """Signed margin per label, shape (n, L)."""
         return self._label_scores(X)
+
+    @available_if(_uses("proba"))
+    def joint_log_proba(self, X, Y):
+        """log P(Y = y | x) = sum_l log P(y_l | x): the labels are independent given x."""
+        X = self._validate_predict(X)
+        Y = check_multilabel_Y(Y, X.shape[0])
+        out = np.zeros(X.shape[0])
+        for l, est in enumerate(self.estimators_):
+            out += label_log_likelihood(est, X, Y[:, l])
+        return out
 
     def predict(self, X):
         """Each label's base-learner prediction, shape (n, L), 0/1."""

@@ -16,10 +16,10 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils._available_if import available_if
 
-from mlbench.methods.base import MultiLabelClassifier
+from mlbench.methods.base import MultiLabelClassifier, check_multilabel_Y
 from mlbench.methods.registry import register
 from mlbench.methods.transformation.br import (_C_GRID, _uses, binary_scores, draw_seeds,
-                                               fit_binary, scores_kind)
+                                               fit_binary, label_log_likelihood, scores_kind)
 
 
 def chain_order(order, n_labels, random_state):
@@ -116,6 +116,28 @@ class ClassifierChain(MultiLabelClassifier):
             else:
                 extra[:, j] = yj
         return pred, scores
+
+    @available_if(_uses("proba"))
+    def joint_log_proba(self, X, Y):
+        """log P(Y = y | x) = sum_j log P(y_{o_j} | x, y_{o_1}, ..., y_{o_{j-1}}) (the chain rule).
+
+        The chained inputs are the given labels y, as in training, so this is the probability
+        the chain assigns to the whole vector y (what the MC paper's CLL loss scores).
+        """
+        X = self._validate_predict(X)
+        Y = check_multilabel_Y(Y, X.shape[0])
+        L = len(self.estimators_)
+        X_aug, extra = _augment(X, L)
+        Yo = Y[:, self.order_].astype(np.float64)
+        if extra is None:
+            X_aug[:, X.shape[1]:] = Yo
+        else:
+            extra[:] = Yo
+        out = np.zeros(X.shape[0])
+        for j, est in enumerate(self.estimators_):
+            Xj = _prefix(X, extra, X_aug, X.shape[1], j)
+            out += label_log_likelihood(est, Xj, Y[:, self.order_[j]])
+        return out
 
     def predict(self, X):
         """0/1 predictions (n, L), each label predicted from x and the earlier predictions."""
