@@ -323,8 +323,10 @@ def test_constant_labels_in_training(name):
 
 
 def test_unknown_base_learner():
+    bad = BinaryRelevance(base="perceptron")
+    assert not hasattr(bad, "predict_proba")  # hidden, not raised inside hasattr
     with pytest.raises(ValueError, match="unknown base learner"):
-        BinaryRelevance(base="perceptron").fit(XTR, YTR)
+        bad.fit(XTR, YTR)
     with pytest.raises(ValueError, match="aggregate"):
         EnsembleClassifierChains(aggregate="median").fit(XTR, YTR)
 

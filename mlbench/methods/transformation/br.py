@@ -127,8 +127,16 @@ def label_log_likelihood(est, X, y):
 
 
 def _uses(kind):
+    """``available_if`` condition: the base learner's scores are of ``kind``.
+
+    An unusable base (unknown name, no scores) hides the method instead of raising here, inside
+    ``hasattr``; ``fit`` then reports it.
+    """
     def check(self):
-        return scores_kind(self.base, self.base_params) == kind
+        try:
+            return scores_kind(self.base, self.base_params) == kind
+        except (ValueError, TypeError):
+            return False
     return check
 
 
