@@ -29,7 +29,8 @@ def random_mixture(K, n, L, seed):
     for k in range(K):
         order = r.permutation(L)
         for pos in range(1, L):
-            parent[k, order[pos]] = order[r.randint(pos)]
+            if r.rand() < 0.8:          # some labels stay roots: forests, not only trees
+                parent[k, order[pos]] = order[r.randint(pos)]
     log_lam = np.log(r.dirichlet(np.ones(K)))
     return A, pcoef, parent, log_lam
 
