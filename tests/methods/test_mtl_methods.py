@@ -105,7 +105,26 @@ def test_mtl_feat_matches_squared_trace_norm_problem():
     assert F(z) <= ref.fun + 1e-5
 
 
+def test_l21_variant_selects_shared_features():
+    """Group soft-thresholding zeroes whole rows: the rows kept satisfy ||grad_j|| = gamma, the
+    others ||grad_j|| <= gamma (optimality of the l2,1 problem)."""
+    from mlbench.methods.mtl.mtl_feat import fit_l21
+
+    X, Y = toy()
+    X = np.hstack([X, np.random.default_rng(9).standard_normal((X.shape[0], 4))])  # noise features
+    gamma = 0.08
+    res = fit_l21(X, Y, gamma, max_iter=20000, tol=1e-12)
+    _, G = LogisticLoss(X, Y)(res.x, True)
+    W, Gw = res.x[:-1], G[:-1]
+    norms = np.linalg.norm(W, axis=1)
+    active = norms > 1e-10
+    assert 0 < active.sum() < X.shape[1]
+    np.testing.assert_allclose(Gw[active], -gamma * W[active] / norms[active, None], atol=1e-6)
+    assert np.all(np.linalg.norm(Gw[~active], axis=1) <= gamma + 1e-8)
+
+
 @pytest.mark.parametrize("cls, params", [
+    (MultiTaskFeatureLearning, {"gammas": [0.0, 0.05], "variant": "l21"}),
     (TraceNormMTL, {"lambdas": [0.0, 0.05, 0.5]}),
     (ClusteredMTL, {"rho1s": [0.0, 0.5], "rho2s": [0.0, 0.5], "n_clusters": 2}),
     (MultiTaskFeatureLearning, {"gammas": [0.0, 0.05], "outer_iter": 5}),
@@ -138,7 +157,7 @@ def test_holdout_logistic_single_lambda_equals_br_with_that_C():
 
 
 @pytest.mark.parametrize("est", [TraceNormMTL(lambdas=[-1.0]), ClusteredMTL(n_clusters=0),
-                                 MultiTaskFeatureLearning(epsilon=0.0),
+                                 MultiTaskFeatureLearning(epsilon=0.0), MultiTaskFeatureLearning(variant="l1"),
                                  HoldoutLogistic(method="rakel"), TraceNormMTL(validation_fraction=0)])
 def test_bad_parameters_raise_config_error(est):
     X, Y = toy(30)
