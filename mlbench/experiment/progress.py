@@ -1,8 +1,9 @@
 """Progress of a run: a live rich display on a terminal, one plain line per finished cell otherwise.
 
 The live view shows cells done / total, the cells running now with their elapsed time, the run's
-elapsed time and an ETA (mean seconds per finished cell x cells left / parallel jobs).  It refreshes
-from the driver's loop (no refresh thread), which keeps forking workers safe.
+elapsed time and an ETA (elapsed time / cells finished x cells left, which already reflects the
+parallel jobs).  It refreshes from the driver's loop (no refresh thread), which keeps forking
+workers safe.
 """
 from __future__ import annotations
 
