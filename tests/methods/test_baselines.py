@@ -173,6 +173,20 @@ def test_rakel_scores_are_mean_votes():
     np.testing.assert_array_equal(est.predict(XTE), (votes / count >= 0.5).astype(int))
 
 
+def test_rakel_proba_aggregate_is_the_mean_marginal():
+    est = fit("rakel", seed=4, aggregate="proba")
+    total, count = np.zeros((XTE.shape[0], 5)), np.zeros(5)
+    for model in est.estimators_:
+        P = model.estimator.predict_proba(XTE)  # over the LP classes = seen labelsets
+        for j, l in enumerate(model.labels):
+            total[:, l] += P @ model.combos[:, j]
+            count[l] += 1
+    np.testing.assert_allclose(est.predict_proba(XTE), total / count)
+    np.testing.assert_array_equal(est.predict(XTE), (total / count >= 0.5).astype(int))
+    with pytest.raises(ValueError, match="predict_proba"):
+        fit("rakel", base="svm", aggregate="proba")
+
+
 def test_rakel_lp_classes_are_the_seen_labelsets():
     est = fit("rakel", seed=5)
     model = est.estimators_[0]
@@ -305,12 +319,13 @@ def test_other_seed_other_numbers(name, params):
     assert not np.array_equal(scores(a, XTE), scores(b, XTE))
 
 
-@pytest.mark.parametrize("name", BASELINES)
-def test_constant_labels_in_training(name):
+@pytest.mark.parametrize("name, params", [(n, {}) for n in BASELINES]
+                         + [("rakel", {"aggregate": "proba"}), ("ecc", {"aggregate": "proba"})])
+def test_constant_labels_in_training(name, params):
     Yc = YTR.copy()
     Yc[:, 1] = 0
     Yc[:, 3] = 1
-    est = fit(name, Y=Yc)
+    est = fit(name, Y=Yc, **params)
     pred = est.predict(XTE)
     assert (pred[:, 1] == 0).all() and (pred[:, 3] == 1).all()
     s = scores(est, XTE)
@@ -318,8 +333,9 @@ def test_constant_labels_in_training(name):
         assert (s[:, 1] < 0.5).all() and (s[:, 3] > 0.5).all()
     elif name == "br-svm":
         assert (s[:, 1] == -1).all() and (s[:, 3] == 1).all()
-    else:
-        assert (s[:, 1] == 0).all() and (s[:, 3] == 1).all()
+    else:  # exact for votes and constant models; sums of class probabilities for "proba"
+        np.testing.assert_allclose(s[:, 1], 0, atol=1e-12)
+        np.testing.assert_allclose(s[:, 3], 1, atol=1e-12)
 
 
 def test_unknown_base_learner():
