@@ -37,7 +37,7 @@ def test_reuse_replaces_columns_or_rows_below_threshold():
 def test_training_measure_agrees_with_mlbench_metrics(measure, metric):
     F = np.random.default_rng(0).random(Y.shape)
     m = get_measure(metric)
-    inputs = (F >= 0.5).astype(int) if m.needs == "predictions" else F
+    inputs = (F > 0.5).astype(int) if m.needs == "predictions" else F
     assert aggregate(per_unit(F, Y, measure)) == pytest.approx(m(Y, inputs))
 
 
@@ -107,6 +107,8 @@ def test_bad_parameters_are_config_errors():
         MLDF(block="svm").fit(X, Y)
     with pytest.raises(ConfigError):
         MLDF(n_folds=1).fit(X, Y)
+    with pytest.raises(ValueError, match="n_samples=3"):
+        MLDF(n_folds=5).fit(X[:3], Y[:3])
 
 
 def test_sparse_input():

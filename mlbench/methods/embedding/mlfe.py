@@ -125,6 +125,8 @@ class MLFE(MultiLabelClassifier):
     """
 
     _accept_sparse = ("csr", "csc")
+    _estimator_checks = {"params": {"beta1": [1, 2], "beta2": [1], "beta3": [1],
+                                    "n_neighbors": 5}}
 
     def __init__(self, *, rho=1.0, c1=1.0, c2=2.0, beta1=BETA1, beta2=BETA2, beta3=BETA3,
                  tune_measure="average_precision", validation_fraction=0.2, n_alternations=5,
@@ -156,6 +158,9 @@ class MLFE(MultiLabelClassifier):
                 raise ConfigError(f"MLFE: {name} must be positive")
         if not 0 < float(self.validation_fraction) < 1:
             raise ConfigError("MLFE: validation_fraction must be between 0 and 1")
+        if X.shape[0] < 2:
+            raise ValueError(f"MLFE reconstructs each row from the others: needs at least 2 rows, "
+                             f"got n_samples={X.shape[0]}")
         rng = check_random_state(self.random_state)
         Xd = X.toarray() if sp.issparse(X) else X
         self.mean_ = Xd.mean(axis=0)
@@ -166,7 +171,7 @@ class MLFE(MultiLabelClassifier):
         grid = list(itertools.product(*(np.atleast_1d(b).tolist()
                                         for b in (self.beta1, self.beta2, self.beta3))))
         args = (float(self.rho), float(self.c1), float(self.c2), self.n_neighbors)
-        if len(grid) > 1:
+        if len(grid) > 1 and len(Z) >= 5:  # tuning needs a validation part and a training part
             perm = rng.permutation(len(Z))
             n_val = max(1, int(round(len(Z) * float(self.validation_fraction))))
             val, tr = perm[:n_val], perm[n_val:]

@@ -124,6 +124,7 @@ class DBPNN(MultiLabelClassifier):
     """
 
     _accept_sparse = ("csr", "csc")
+    _estimator_checks = {"params": {"pretrain_epochs": 3, "finetune_epochs": 3}}
 
     def __init__(self, *, n_hidden=10, n_layers=2, pretrain_epochs=1000, finetune_epochs=100,
                  learning_rate=0.1, momentum=0.1, weight_cost=0.0002, batch_size=None,

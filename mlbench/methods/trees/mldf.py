@@ -22,7 +22,8 @@ Section 4.6); see ``pct.py``.  Layer t's input is the raw features X (t = 1) or 
 * Layer t has ``min(40 + 20 (t-1), 100)`` trees per forest and maximum tree depth ``3 + 3 (t-1)``
   (Section 4.1); sqrt(d) candidate features per split.
 
-The prediction is G^L (per-label probabilities); ``predict`` thresholds it at 0.5.  ``fit_info_``
+The prediction is G^L (per-label probabilities); ``predict`` keeps the labels with p > 0.5 (the rule
+of Table 2's hamming-loss confidence; a tie at exactly 0.5 is negative).  ``fit_info_``
 records ``layers`` (L, the number of layers kept), ``layers_grown`` and the training measure per layer.
 Sparse input is densified (the cascade concatenates dense representations to it).
 """
@@ -81,6 +82,13 @@ class MLDF(MultiLabelClassifier):
     n_jobs : threads of each scikit-learn forest.
     """
 
+    _estimator_checks = {
+        "params": {"max_layers": 2, "n_folds": 2, "n_estimators_start": 3, "n_estimators_step": 1,
+                   "n_estimators_max": 4},
+        "xfail": {"check_classifiers_multilabel_output_format_predict_proba":
+                  "forest probabilities reach exactly 0 and 1; the check wants the open interval "
+                  "(0, 1)"}}
+
     def __init__(self, *, measure="hamming_loss", block="pct", max_layers=20, patience=3,
                  n_folds=5, n_estimators_start=40, n_estimators_step=20, n_estimators_max=100,
                  max_depth_start=3, max_depth_step=3, feature_reuse=True, n_jobs=1,
@@ -109,9 +117,11 @@ class MLDF(MultiLabelClassifier):
                      "max_depth_start"):
             if int(getattr(self, name)) < 1:
                 raise ConfigError(f"MLDF: {name} must be at least 1")
-        if not 2 <= int(self.n_folds) <= n_samples:
-            raise ConfigError(f"MLDF: n_folds must be between 2 and the number of training rows "
-                              f"({n_samples}), got {self.n_folds}")
+        if int(self.n_folds) < 2:
+            raise ConfigError(f"MLDF: n_folds must be at least 2, got {self.n_folds}")
+        if n_samples < int(self.n_folds):
+            raise ValueError(f"MLDF's {self.n_folds}-fold representations need at least "
+                             f"{self.n_folds} training rows, got n_samples={n_samples}")
 
     def _layer_size(self, t):
         """(trees per forest, max depth) of layer t (1-based), Section 4.1."""
@@ -184,6 +194,10 @@ class MLDF(MultiLabelClassifier):
             "train_measure": [None if np.isnan(v) else round(float(v), 6) for v in perf],
         }
         return self
+
+    def predict(self, X):
+        """Labels with probability above 0.5 (Table 2's rule, I[p > 0.5])."""
+        return (self.predict_proba(X) > 0.5).astype(int)
 
     def predict_proba(self, X):
         """G^L: per-label probabilities from the kept layers, with the learnt feature reuse."""

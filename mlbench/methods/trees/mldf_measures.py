@@ -5,7 +5,7 @@ Algorithm 2 compares a measure *per label* (label-based measures) or *per instan
 The values come from ``mlbench.metrics`` so that training and test use one definition (MLDF
 Table 1; ties pessimistic for the ranking measures, 1/2 for AUC; see those modules):
 
-* hamming loss of label j: share of rows with ``[F_ij >= 0.5] != y_ij`` (``predict``'s rule);
+* hamming loss of label j: share of rows with ``[F_ij > 0.5] != y_ij`` (``predict``'s rule);
 * macro-AUC of label j: :func:`mlbench.metrics.auc.label_auc` (NaN without both classes);
 * one-error, coverage (normalised by l, as MLDF reports it), ranking loss and average precision of
   row i: :func:`mlbench.metrics.ranking.ranking_stats` (NaN for rows with no relevant or no
@@ -32,7 +32,7 @@ def per_unit(F, Y, measure):
     F = np.asarray(F, dtype=np.float64)
     Y = np.asarray(Y)
     if measure == "hamming_loss":
-        return ((F >= 0.5) != Y.astype(bool)).mean(axis=0)
+        return ((F > 0.5) != Y.astype(bool)).mean(axis=0)
     if measure == "macro_auc":
         return label_auc(Y, F)
     values = getattr(ranking_stats(Y, F), measure)
