@@ -8,7 +8,7 @@ from mlbench.errors import MlbenchError
 from mlbench.methods import registry
 from mlbench.methods.probabilistic._tree import (
     CTBN, best_structure, fit_tree_params, topological_order, tree_loglik, tree_map, tree_marginals)
-from mlbench.methods.probabilistic.ctbn import CTBNClassifier
+from mlbench.methods.probabilistic.ctbn import CTBNClassifier, learn_ctbn
 
 # toy data: 4 labels, label 3 copies label 0 most of the time (a strong dependence to find)
 rng = np.random.RandomState(0)
@@ -113,10 +113,23 @@ def test_zero_instance_weight_equals_dropping_rows():
     np.testing.assert_allclose(a.pcoef, b.pcoef, atol=1e-4)
 
 
-def test_sample_weight_changes_fit_and_constant_label_is_handled():
+def test_instance_weights_steer_the_structure():
+    # all weight on rows where label 3 copies label 0, none where it copies label 1
+    Yw = Y.copy()
+    half = np.arange(len(X)) % 2 == 0
+    Yw[~half, 3] = Yw[~half, 1]
+    w = half / half.sum()
+    tree = learn_ctbn(X, Yw, w, np.ones(4), 1 / 3, np.random.RandomState(0))
+    assert tree.parent[3] == 0 or tree.parent[0] == 3
+    w = (~half) / (~half).sum()
+    tree = learn_ctbn(X, Yw, w, np.ones(4), 1 / 3, np.random.RandomState(0))
+    assert tree.parent[3] == 1 or tree.parent[1] == 3
+
+
+def test_constant_label_is_handled():
     Yc = Y.copy()
     Yc[:, 2] = 1
-    m = CTBNClassifier(C=1.0, random_state=0).fit(X, Yc, sample_weight=np.linspace(0.1, 2, len(X)))
+    m = CTBNClassifier(C=1.0, random_state=0).fit(X, Yc)
     assert (m.predict(X)[:, 2] == 1).all()
     assert np.isfinite(m.joint_log_proba(X, Yc)).all()
     assert isinstance(m.tree_, CTBN)

@@ -48,6 +48,24 @@ def single_blas_thread(method):
     return wrapper
 
 
+class TooFewRows(ConfigError, ValueError):
+    """Training data with fewer rows than a method needs (a ConfigError that is also a ValueError,
+    as scikit-learn's conventions expect)."""
+
+
+def check_min_rows(method, n, minimum):
+    """Raise :class:`TooFewRows` unless there are at least ``minimum`` training rows."""
+    if n < minimum:
+        raise TooFewRows(f"{method} needs at least {minimum} training rows, got {n} sample(s)")
+
+
+#: scikit-learn estimator checks that cannot hold for joint-mode predictors
+JOINT_MODE_XFAIL = {
+    "check_classifier_multioutput":
+        "predict is the joint mode argmax_y P(y | x), which need not equal the thresholded marginals",
+}
+
+
 def hstack(X, Z):
     """Columns of ``X`` followed by the dense columns ``Z`` (sparse stays sparse CSR)."""
     Z = np.asarray(Z, dtype=np.float64)

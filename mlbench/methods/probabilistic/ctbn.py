@@ -8,7 +8,8 @@ regression P(y_i | x, y_parent) and P(y | x) is their product (Eq. 4).
   (``holdout_fraction``); the weight of edge j -> i is the weighted conditional log-likelihood of Y_i
   given (X, Y_j) on the held-out part, the self-loop weight uses X alone, and the structure is the
   maximum-weight directed spanning tree (Chu-Liu/Edmonds, Eq. 11 as a sum of edge weights).  Instance
-  weights (``sample_weight`` of ``fit``) enter both the fits and the scores.
+  weights omega(n) enter both the fits and the scores (:func:`learn_ctbn`; ``sc`` uses uniform
+  weights, ``mc`` the boosting-like weights of section 5.3.2).
 * Parameters: the node regressions refitted on all training data for the chosen structure.
 * Prediction: the exact MAP vector (Eq. 1) by max-sum over the tree, linear in L; ``predict_proba``
   gives exact marginals P(y_i = 1 | x); ``joint_log_proba`` gives log P(y | x).
@@ -23,7 +24,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from mlbench.errors import ConfigError
 from mlbench.methods.base import MultiLabelClassifier, check_multilabel_Y
-from mlbench.methods.probabilistic._logistic import DEFAULT_CS, check_Cs, choose_C, single_blas_thread
+from mlbench.methods.probabilistic._logistic import (DEFAULT_CS, JOINT_MODE_XFAIL, check_Cs, check_min_rows,
+                                                     choose_C, single_blas_thread)
 from mlbench.methods.probabilistic._tree import (
     best_structure, edge_weights, fit_tree_params, topological_order, tree_loglik, tree_map,
     tree_marginals)
@@ -61,6 +63,8 @@ class CTBNClassifier(MultiLabelClassifier):
     random_state : int, RandomState or None
     """
 
+    _estimator_checks = {"params": {"C": 1.0}, "xfail": JOINT_MODE_XFAIL}
+
     def __init__(self, *, C="cv", Cs=DEFAULT_CS, cv=3, holdout_fraction=1 / 3, random_state=None):
         self.C = C
         self.Cs = Cs
@@ -69,18 +73,15 @@ class CTBNClassifier(MultiLabelClassifier):
         self.random_state = random_state
 
     @single_blas_thread
-    def fit(self, X, Y, sample_weight=None):
+    def fit(self, X, Y):
         X, Y = self._validate_fit(X, Y)
         check_Cs(self.C, self.Cs)
         check_fraction("holdout_fraction", self.holdout_fraction)
-        if X.shape[0] < 2:
-            raise ConfigError("sc needs at least 2 training rows")
+        check_min_rows("sc", X.shape[0], 2)
         rng = check_random_state(self.random_state)
-        w = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, float)
-        if w.shape != (X.shape[0],) or (w < 0).any() or not w.sum() > 0:
-            raise ConfigError("sample_weight must be one non-negative weight per row, not all zero")
         self.C_ = choose_C(X, Y, self.C, self.Cs, self.cv, random_state=rng.randint(2**31 - 1))
-        self.tree_ = learn_ctbn(X, Y, w / w.sum(), self.C_, self.holdout_fraction, rng)
+        n = X.shape[0]
+        self.tree_ = learn_ctbn(X, Y, np.full(n, 1.0 / n), self.C_, self.holdout_fraction, rng)
         self.order_ = topological_order(self.tree_.parent)
         self.fit_info_ = {"parent": self.tree_.parent.tolist(), "C": self.C_.tolist()}
         return self

@@ -43,7 +43,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from mlbench.errors import ConfigError
 from mlbench.methods.base import MultiLabelClassifier, check_multilabel_Y
-from mlbench.methods.probabilistic._logistic import DEFAULT_CS, check_Cs, choose_C, single_blas_thread
+from mlbench.methods.probabilistic._logistic import (DEFAULT_CS, JOINT_MODE_XFAIL, check_Cs, check_min_rows,
+                                                     choose_C, single_blas_thread)
 from mlbench.methods.probabilistic._mixture import anneal, component_loglik, temperatures
 from mlbench.methods.probabilistic._tree import (fit_tree_params, topological_order, tree_map,
                                                  tree_marginals)
@@ -112,6 +113,9 @@ class MixtureCTBNClassifier(MultiLabelClassifier):
     random_state : int, RandomState or None
     """
 
+    _estimator_checks = {"params": {"C": 1.0, "max_components": 2, "em_max_iter": 3, "anneal_iter": 20},
+                         "xfail": JOINT_MODE_XFAIL}
+
     def __init__(self, *, C="cv", Cs=DEFAULT_CS, cv=3, holdout_fraction=1 / 3,
                  validation_fraction=0.2, max_components=10, em_max_iter=20, em_tol=1e-4,
                  anneal_iter=150, anneal_t0=5.0, anneal_t_end=0.01, random_state=None):
@@ -136,8 +140,7 @@ class MixtureCTBNClassifier(MultiLabelClassifier):
             raise ConfigError("max_components and em_max_iter must be >= 1, anneal_iter >= 0")
         if not 0 < float(self.anneal_t_end) <= float(self.anneal_t0):
             raise ConfigError("annealing temperatures need 0 < anneal_t_end <= anneal_t0")
-        if n < 4:
-            raise ConfigError("mc needs at least 4 training rows")
+        check_min_rows("mc", n, 4)
 
     @single_blas_thread
     def fit(self, X, Y):

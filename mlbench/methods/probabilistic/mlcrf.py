@@ -31,7 +31,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from mlbench.errors import ConfigError
 from mlbench.methods.base import MultiLabelClassifier, check_multilabel_Y
-from mlbench.methods.probabilistic._logistic import (DEFAULT_CS, bernoulli_loglik, check_Cs, choose_C,
+from mlbench.methods.probabilistic._logistic import (DEFAULT_CS, JOINT_MODE_XFAIL, bernoulli_loglik, check_Cs, choose_C,
                                                      single_blas_thread)
 from mlbench.methods.registry import register
 from mlbench.methods.transformation.pcc import all_label_vectors
@@ -86,6 +86,8 @@ class PairwiseCRF(MultiLabelClassifier):
         Only the internal cross-validation's folds are random.
     """
 
+    _estimator_checks = {"params": {"C": 1.0, "max_iter": 50}, "xfail": JOINT_MODE_XFAIL}
+
     def __init__(self, *, C="cv", Cs=DEFAULT_CS, cv=3, max_iter=500, max_labels=15, random_state=None):
         self.C = C
         self.Cs = Cs
@@ -118,6 +120,7 @@ class PairwiseCRF(MultiLabelClassifier):
         self.U_ = theta[L * m + L: L * m + L + P * m].reshape(P, m)
         self.c_ = theta[L * m + L + P * m:]
         self.pairs_ = (I, J)
+        self.n_iter_ = max(1, int(res.nit))
         self.fit_info_ = {"C": self.C_.tolist(), "lbfgs_iterations": int(res.nit),
                           "converged": bool(res.success)}
         return self

@@ -25,7 +25,7 @@ from sklearn.utils.validation import check_is_fitted
 from mlbench.errors import ConfigError
 from mlbench.methods.base import MultiLabelClassifier, check_multilabel_Y
 from mlbench.methods.probabilistic._logistic import (DEFAULT_CS, bernoulli_loglik, check_Cs, choose_C,
-                                                     fit_logistic, hstack, log_sigmoid,
+                                                     check_min_rows, fit_logistic, hstack, log_sigmoid,
                                                      single_blas_thread)
 from mlbench.methods.registry import register
 
@@ -46,6 +46,8 @@ class HeterogeneousFeatures(MultiLabelClassifier):
     random_state : int, RandomState or None
     """
 
+    _estimator_checks = {"params": {"C": 1.0}}
+
     def __init__(self, *, C="cv", Cs=DEFAULT_CS, cv=3, stack_folds=5, random_state=None):
         self.C = C
         self.Cs = Cs
@@ -57,8 +59,9 @@ class HeterogeneousFeatures(MultiLabelClassifier):
     def fit(self, X, Y):
         X, Y = self._validate_fit(X, Y)
         check_Cs(self.C, self.Cs)
-        if int(self.stack_folds) < 2 or int(self.stack_folds) > X.shape[0]:
-            raise ConfigError(f"stack_folds must be between 2 and the number of rows, got {self.stack_folds!r}")
+        if int(self.stack_folds) < 2:
+            raise ConfigError(f"stack_folds must be at least 2, got {self.stack_folds!r}")
+        check_min_rows("chf", X.shape[0], int(self.stack_folds))
         rng = check_random_state(self.random_state)
         self.C_ = choose_C(X, Y, self.C, self.Cs, self.cv, random_state=rng.randint(2**31 - 1))
         S = np.zeros(Y.shape, dtype=np.float64)

@@ -27,7 +27,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from mlbench.errors import ConfigError
 from mlbench.methods.base import MultiLabelClassifier, check_multilabel_Y
-from mlbench.methods.probabilistic._logistic import (DEFAULT_CS, bernoulli_loglik, check_Cs, choose_C,
+from mlbench.methods.probabilistic._logistic import (DEFAULT_CS, JOINT_MODE_XFAIL, bernoulli_loglik, check_Cs, choose_C,
                                                      fit_logistic, hstack, log_sigmoid,
                                                      single_blas_thread)
 from mlbench.methods.registry import register
@@ -98,6 +98,8 @@ class ProbabilisticClassifierChain(MultiLabelClassifier):
         Refuse data with more labels than this (exact inference enumerates 2^L vectors).
     random_state : int, RandomState or None
     """
+
+    _estimator_checks = {"params": {"C": 1.0}, "xfail": JOINT_MODE_XFAIL}
 
     def __init__(self, *, C="cv", Cs=DEFAULT_CS, cv=3, order="label", max_labels=15, random_state=None):
         self.C = C
