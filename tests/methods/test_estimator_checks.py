@@ -13,6 +13,7 @@ silently.  A method adds its own in ``_estimator_checks["xfail"]`` (see
 from __future__ import annotations
 
 import functools
+from fnmatch import fnmatch
 
 import pytest
 from threadpoolctl import threadpool_limits
@@ -63,6 +64,10 @@ DECISION_XFAIL = {
 #: ensemble-size parameters capped at 3 for the checks
 SIZE_PARAMS = ("n_estimators", "n_trees", "n_chains")
 
+#: methods whose checks were measured to take minutes even with small sizes (fnmatch patterns);
+#: they run with the slow tests.  A method's own ``_estimator_checks["slow"]`` does the same.
+SLOW_METHODS = ("mldf-*", "mc")
+
 
 def _config(est):
     return dict(getattr(est, "_estimator_checks", None) or {})
@@ -100,7 +105,8 @@ def _check_id(check):
 def _cases():
     for spec in registry.all_methods():
         est = small_estimator(spec)
-        slow = [pytest.mark.slow] if _config(est).get("slow") else []
+        heavy = _config(est).get("slow") or any(fnmatch(spec.name, p) for p in SLOW_METHODS)
+        slow = [pytest.mark.slow] if heavy else []
         for item in estimator_checks_generator(est, legacy=True, mark="xfail",
                                                expected_failed_checks=expected_failed_checks(est)):
             if hasattr(item, "marks"):  # a pytest.param carrying the xfail mark
