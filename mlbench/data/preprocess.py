@@ -37,6 +37,11 @@ Steps (names as in protocols):
     Cornell ltc term weighting (HierCost, Sec. 5.1): ``(1 + ln tf)`` for nonzero term frequencies,
     times ``ln(N / df)`` with N and df counted on the training rows, then each row scaled to unit
     Euclidean norm.  Terms absent from the training rows get weight 0.
+``terminal_labels``
+    (hierarchical data) keep each example's own classes only, its most specific labels, and only
+    the classes that are some training example's own class (HierCost's terminal classes T, Sec. 2);
+    the dataset's hierarchy then maps the kept columns (``Hierarchy.with_labels``).  Without a
+    hierarchy the step changes nothing.
 """
 from __future__ import annotations
 
@@ -238,8 +243,27 @@ class LTC(Step):
         return _with(ds, X=X)
 
 
+class TerminalLabels(_LabelSelector):
+    name = "terminal_labels"
+
+    def fit(self, train):
+        h = train.hierarchy
+        self.keep_labels_ = (np.arange(train.n_labels) if h is None else
+                             np.flatnonzero(h.most_specific(train.Y).any(axis=0)))
+        return self
+
+    def transform(self, ds):
+        h = ds.hierarchy
+        if h is None:
+            return ds
+        keep = self.keep_labels_
+        Y = np.ascontiguousarray(h.most_specific(ds.Y)[:, keep])
+        return _with(ds, Y=Y, label_names=[ds.label_names[i] for i in keep],
+                     hierarchy=h.with_labels([h.labels[i] for i in keep]))
+
+
 STEPS = {cls.name: cls for cls in (Standardize, DropRareBinaryFeatures, MinFeatureFrequency,
-                                   DropImbalancedLabels, TopKLabels, LTC)}
+                                   DropImbalancedLabels, TopKLabels, LTC, TerminalLabels)}
 
 
 def parse_step(spec):

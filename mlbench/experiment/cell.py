@@ -9,7 +9,8 @@ writes the results file: the driver does.  An exception inside the method become
 
 Validation parts: when the split has one and the estimator's ``fit`` accepts a ``validation``
 keyword, the method is fitted as ``fit(X_train, Y_train, validation=(X_valid, Y_valid))``; otherwise
-it is fitted on the whole training part (train + valid).
+it is fitted on the whole training part (train + valid).  A dataset's hierarchy is passed as
+``fit(..., hierarchy=...)`` to estimators whose ``fit`` takes that keyword.
 
 Peak memory (``peak_memory_mb``): the growth of the process's peak resident set during the cell.
 On Linux the kernel's peak counter is reset first (``/proc/self/clear_refs``, value 5), so the figure
@@ -171,6 +172,8 @@ def _run(spec, dataset, row, extra):
         fit_args, fit_kw = (fit_part.X, fit_part.Y), {"validation": (valid.X, valid.Y)}
     else:
         fit_args, fit_kw = (pipe.train_.X, pipe.train_.Y), {}
+    if pipe.train_.hierarchy is not None and "hierarchy" in inspect.signature(est.fit).parameters:
+        fit_kw["hierarchy"] = pipe.train_.hierarchy
     row.update(n_train=pipe.train_.n_instances, n_test=test.n_instances,
                n_features=test.n_features, n_labels=test.n_labels)
 

@@ -7,6 +7,7 @@ predictions (``example``, ``label``), AUCs and label-ranking measures of scores 
 """
 from mlbench.metrics.base import MEASURES, Measure, get_measure, register_measure
 from mlbench.metrics import example, label, auc, ranking, probabilistic  # noqa: F401,E402  (register)
+from mlbench.metrics import hierarchical  # noqa: F401,E402  (register)
 from mlbench.metrics._validate import MetricInputError
 from mlbench.metrics.evaluate import default_measures, evaluate
 

@@ -1,0 +1,1 @@
+"""Hierarchical classification: HierCost's cost-sensitive LR and its baselines (TD-LR, HRLR)."""
