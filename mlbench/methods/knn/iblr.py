@@ -12,7 +12,7 @@ the (weighted) fraction of neighbours carrying label j.  For every label i a log
 models log(pi_i / (1 - pi_i)) = a_0^(i) + sum_j a_j^(i) omega_j(x), so the neighbours' evidence
 for *every* label enters the model of label i and the regression learns how much each counts
 (label dependence).  ``include_features=True`` also appends the original features (the paper's
-IBLR+).  Weights: ``"uniform"`` (w = 1, as MULAN's default) or ``"distance"`` (w = 1/d; a
+IBLR+).  Weights: ``"uniform"`` (w = 1) or ``"distance"`` (w = 1/d; a
 neighbour at distance 0 then takes all the weight).  The paper writes y in {-1, +1} and sums
 rather than averages; the fraction used here is an affine rescaling of that statistic.
 """

@@ -15,8 +15,10 @@ With smoothing s (s = 1 gives Laplace smoothing), training computes
 
 For a test point t (steps 14 on) the label is the MAP choice, by Bayes' rule y_t(l) = 1 iff
 P(H_1^l) P(E_{C_t(l)}^l | H_1^l) >= P(H_0^l) P(E_{C_t(l)}^l | H_0^l), and its score (the paper's
-ranking function) is the posterior P(H_1^l | E_{C_t(l)}^l).  Ties go to 1, as in MULAN and
-scikit-multilearn.
+ranking function) is the posterior P(H_1^l | E_{C_t(l)}^l).  Ties go to 1, as in
+scikit-multilearn.  Equidistant neighbours are taken in the order scikit-learn's brute-force
+search returns them, so on data with exact distance ties (e.g. integer features) a dense and a
+sparse copy of the same data may pick different neighbours.
 """
 from __future__ import annotations
 
@@ -41,7 +43,7 @@ def fit_neighbours(X, k, metric="euclidean"):
     if not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be a positive integer, got {k!r}")
     k_eff = int(min(k, n - 1))
-    # brute force: exact, works on CSR, and is what MULAN's linear search does
+    # brute force: exact, works on CSR, and one matrix product per chunk of queries
     nn = NearestNeighbors(n_neighbors=k_eff, algorithm="brute", metric=metric).fit(X)
     return nn, k_eff
 
