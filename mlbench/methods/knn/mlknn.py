@@ -117,7 +117,7 @@ class MLkNN(MultiLabelClassifier):
         return p1 / (p1 + p0)
 
     def joint_log_proba(self, X, Y):
-        """log P(Y = y | x) = sum_l log P(H_{y_l}^l | E_{C_x(l)}^l) (labels independent given C_x)."""
+        """log P(Y = y | x) = sum_l log P(H_{y_l}^l | E_{C_x(l)}^l), labels independent given C."""
         p1, p0 = self._joint(X)
         Y = check_multilabel_Y(Y, p1.shape[0])
         num = np.where(Y == 1, p1, p0)
