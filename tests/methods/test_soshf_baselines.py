@@ -95,7 +95,7 @@ def test_balanced_kmeans_respects_capacity():
 
 def test_homer_hierarchy_and_hard_predictions_follow_the_path():
     Y8 = np.c_[Y, Y[:, :3] ^ 1]
-    m = HOMER(n_clusters=2, random_state=0).fit(X[:100], Y8[:100])
+    m = HOMER(n_children=2, random_state=0).fit(X[:100], Y8[:100])
     assert len(m.root_.children) == 2
     S = m.predict_proba(X[100:])
     assert np.all((S >= 0) & (S <= 1))
@@ -103,7 +103,7 @@ def test_homer_hierarchy_and_hard_predictions_follow_the_path():
     # a label predicted by the hard descent had probability >= 0.5 at every step
     assert np.all(S[P == 1] > 0)
     with pytest.raises(ConfigError):
-        HOMER(n_clusters=1).fit(X, Y)
+        HOMER(n_children=1).fit(X, Y)
 
 
 def test_cocoa_grid_threshold():

@@ -98,6 +98,12 @@ class _ClassProbability:
 class COCOA(MultiLabelClassifier):
     """COCOA with ``n_couplings`` coupled labels per label and under-bagged entropy-tree learners."""
 
+    _estimator_checks = {"xfail": {
+        "check_classifier_multioutput":
+        "predicts with per-label F-measure thresholds, not round(predict_proba)",
+        "check_classifiers_multilabel_output_format_predict_proba":
+        "tree-based scores reach exactly 0 and 1; the check wants the open interval (0, 1)"}}
+
     def __init__(self, *, n_couplings=10, n_estimators=50, large_n_estimators=None,
                  large_from=10000, base_params=None, random_state=None):
         self.n_couplings = n_couplings

@@ -153,6 +153,12 @@ class StructuredForest(MultiLabelClassifier):
     kernel releases the GIL).
     """
 
+    _estimator_checks = {"xfail": {
+        "check_classifier_multioutput":
+        "predicts with out-of-bag F-measure thresholds, not round(predict_proba)",
+        "check_classifiers_multilabel_output_format_predict_proba":
+        "tree-based scores reach exactly 0 and 1; the check wants the open interval (0, 1)"}}
+
     def __init__(self, *, split="hellinger", cost_sensitive=True, n_estimators=50,
                  sample_fraction=0.75, min_samples_leaf=3, beta=0.5, used_label_weight=5.0,
                  n_iter=120, batch_size=1000, learning_rate=0.05, eta=1e6, backend="cython",
