@@ -66,7 +66,7 @@ SIZE_PARAMS = ("n_estimators", "n_trees", "n_chains")
 
 #: methods whose checks were measured to take minutes even with small sizes (fnmatch patterns);
 #: they run with the slow tests.  A method's own ``_estimator_checks["slow"]`` does the same.
-SLOW_METHODS = ("mldf-*", "mc")
+SLOW_METHODS = ("mldf-*", "mc", "hiercost", "extrd", "trd", "nca", "imb-trd", "imb-nca")
 
 
 def _config(est):
