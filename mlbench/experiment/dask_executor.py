@@ -1,0 +1,159 @@
+"""The Dask executor: one ``dask.distributed`` task per cell; the driver stays the only writer.
+
+:class:`DaskExecutor` follows the executor contract of :mod:`mlbench.experiment.executors`.  It
+connects to the scheduler at ``address`` (``--scheduler``, ``MLBENCH_SCHEDULER``) or starts a
+``LocalCluster`` of ``workers`` single-threaded worker processes, scatters each dataset once (the
+task receives a future of it, so the arrays cross the network once per worker, not once per cell; if every copy
+dies with its workers, the driver scatters it again and resubmits the affected cells),
+and submits a task per cell.  The task returns the row; the driver appends rows as they arrive, so
+resume and one-row-per-cell hold exactly as for local runs, and rows carry the same numbers whatever
+the worker count or completion order (a cell's seeds depend only on its identity,
+:mod:`mlbench.experiment.seeds`).
+
+Inside the task the cell runs in a forked child (:func:`mlbench.experiment.supervise.run_supervised`),
+so ``timeout`` and ``max_memory`` stop it by killing that process, not by abandoning a thread.
+
+A worker that dies mid-cell (killed, out of memory) makes the scheduler report the task lost
+(``KilledWorker``; our LocalCluster sets ``distributed.scheduler.allowed-failures`` to 0 so the
+scheduler does not retry on its own).  The driver resubmits the cell up to ``retries`` times; after
+that the cell gets a row with status ``lost`` and the run goes on.  On an external scheduler its own
+``allowed-failures`` retries come first (default 3 per submission).
+"""
+from __future__ import annotations
+
+import os
+import time
+
+from mlbench.errors import ConfigError
+from mlbench.experiment.cell import failure_row
+
+INSTALL_HINT = ("the dask executor needs Dask: pip install 'mlbench[dask]' "
+                "(or pip install 'dask[distributed]')")
+
+_MAX_DATA_LOSSES = 5  # resubmissions of a cell whose input data died with a worker (not its fault)
+
+
+def _import_distributed():
+    try:
+        import distributed
+    except ImportError:
+        raise ConfigError(INSTALL_HINT) from None
+    return distributed
+
+
+def _task(spec, dataset, timeout, max_memory, threads):
+    """Run on a worker: the cell's row (the cell itself runs in a killable child process)."""
+    from mlbench.experiment.supervise import run_supervised
+    from mlbench.methods import registry  # noqa: F401  (imported once per worker, not per cell:
+    from mlbench.metrics import get_measure  # noqa: F401  the timeout counts the cell's work only)
+
+    return run_supervised(spec, dataset, timeout=timeout, max_memory=max_memory, threads=threads)
+
+
+class DaskExecutor:
+    """Cells as Dask tasks; see the module doc.  ``client`` (a ``distributed.Client``) is used as
+    is and not closed; otherwise ``address`` or a LocalCluster of ``workers`` processes."""
+
+    def __init__(self, address=None, workers=1, timeout=None, max_memory=None, retries=2,
+                 client=None, poll=0.25):
+        from mlbench.experiment.executors import _threads_per_cell
+
+        _import_distributed()
+        if int(workers) < 1:
+            raise ConfigError("--jobs (the number of local Dask workers) must be at least 1")
+        if timeout is not None and float(timeout) <= 0:
+            raise ConfigError("--timeout must be a positive number of seconds")
+        if int(retries) < 0:
+            raise ConfigError("--retries must be at least 0")
+        self.address = address
+        self.workers = int(workers)
+        self.timeout = None if timeout is None else float(timeout)
+        self.max_memory = max_memory
+        self.retries = int(retries)
+        self.client = client
+        self.poll = poll
+        self.threads = _threads_per_cell()
+
+    def _connect(self):
+        distributed = _import_distributed()
+        if self.client is not None:
+            return self.client, None, None
+        if self.address:
+            try:
+                client = distributed.Client(self.address, timeout="20s")
+            except (OSError, TimeoutError) as exc:
+                raise ConfigError(f"cannot reach the Dask scheduler at {self.address} "
+                                  f"({type(exc).__name__}: {exc})") from None
+            return client, client, None
+        import dask
+
+        with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+            cluster = distributed.LocalCluster(n_workers=self.workers, threads_per_worker=1,
+                                               processes=True, dashboard_address=None,
+                                               host="127.0.0.1")
+            client = distributed.Client(cluster)
+        return client, client, cluster
+
+    def run(self, cells, get_dataset, on_start=lambda spec: None, on_tick=None):
+        distributed = _import_distributed()
+        client, own_client, cluster = self._connect()
+        scattered = {}
+        running = {}  # future -> (spec, attempt)
+        relost = {}  # cell key -> times its dataset copy was lost with a dead worker
+
+        def submit(spec, attempt):
+            data = scattered.get(spec.dataset)
+            if data is None or data[0].status != "finished":  # first use, or every copy died
+                ds = get_dataset(spec.dataset)
+                scattered[spec.dataset] = (client.scatter(ds, hash=False, broadcast=True),
+                                           ds.sha256)
+            fut = client.submit(_task, spec, scattered[spec.dataset][0], self.timeout,
+                                self.max_memory, self.threads, pure=False,
+                                key=f"mlbench-cell-{spec.dataset}-{spec.method}-{spec.split}"
+                                    f"-a{attempt}-{os.getpid()}-{time.monotonic_ns()}")
+            running[fut] = (spec, attempt)
+
+        try:
+            for spec in cells:
+                submit(spec, 0)
+                on_start(spec)
+            while running:
+                try:
+                    distributed.wait(list(running), timeout=self.poll, return_when="FIRST_COMPLETED")
+                except Exception:  # noqa: BLE001  (timeout, or cancelled futures: looked at below)
+                    pass
+                done = [f for f in running if f.done()]
+                if on_tick is not None:
+                    on_tick()
+                for fut in done:
+                    spec, attempt = running.pop(fut)
+                    if fut.status == "finished":
+                        yield spec, fut.result()
+                        continue
+                    sha = scattered[spec.dataset][1]
+                    if fut.status == "cancelled":  # its dataset copy died with a worker
+                        fut.release()
+                        relost[spec.key] = relost.get(spec.key, 0) + 1
+                        if relost[spec.key] <= _MAX_DATA_LOSSES:
+                            submit(spec, attempt)
+                        else:
+                            yield spec, failure_row(spec, "lost", "WorkerLost: the dataset copies "
+                                                    "kept dying with their workers", sha)
+                        continue
+                    exc = fut.exception()
+                    fut.release()
+                    if isinstance(exc, distributed.KilledWorker) and attempt < self.retries:
+                        submit(spec, attempt + 1)
+                        continue
+                    if isinstance(exc, distributed.KilledWorker):
+                        yield spec, failure_row(spec, "lost", f"WorkerLost: the worker running "
+                                                f"the cell died {attempt + 1} time(s)", sha)
+                    else:
+                        yield spec, failure_row(spec, "error", f"{type(exc).__name__}: {exc}", sha)
+        finally:
+            if running:
+                client.cancel(list(running), force=True)
+            if own_client is not None:
+                own_client.close()
+            if cluster is not None:
+                cluster.close()

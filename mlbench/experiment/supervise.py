@@ -1,0 +1,125 @@
+"""Run one cell in a forked child process that can be stopped for real: time and memory limits.
+
+:func:`run_supervised` forks (``os.fork``, not :mod:`multiprocessing`: a Dask worker is a daemonic
+process, which multiprocessing forbids to have children), runs
+:func:`mlbench.experiment.cell.run_cell` in the child and reads the pickled row back through a pipe.
+The parent polls every ``poll`` seconds: past ``timeout`` seconds the child is SIGKILLed and the row
+has status ``timeout``; when the child's resident set exceeds ``max_memory`` bytes it is SIGKILLed
+and the row has status ``memory`` (with the peak seen in ``peak_memory_mb``).  A child that dies
+without a row (segfault, killed) gives an ``error`` row naming the signal.  The child asks the kernel
+to SIGKILL it when its parent dies (``PR_SET_PDEATHSIG``), so a killed worker leaves no orphan.
+"""
+from __future__ import annotations
+
+import os
+import pickle
+import select
+import signal
+import time
+
+from mlbench.experiment.cell import describe_exception, failure_row, run_cell
+
+
+def parse_size(text):
+    """``"4GB"``, ``"512MB"``, ``"1.5G"``, ``"2048"`` (bytes) -> bytes (int); None stays None."""
+    from mlbench.errors import ConfigError
+
+    if text is None:
+        return None
+    s = str(text).strip().upper().replace(" ", "")
+    units = {"": 1, "B": 1, "K": 2**10, "KB": 2**10, "M": 2**20, "MB": 2**20, "G": 2**30,
+             "GB": 2**30, "T": 2**40, "TB": 2**40, "KIB": 2**10, "MIB": 2**20, "GIB": 2**30}
+    num = s.rstrip("KMGTIB")
+    unit = s[len(num):]
+    try:
+        value = float(num) * units[unit]
+    except (ValueError, KeyError):
+        raise ConfigError(f"--max-memory: cannot read {text!r} (use e.g. 4GB or 512MB)") from None
+    if value <= 0:
+        raise ConfigError("--max-memory must be positive")
+    return int(value)
+
+
+def _rss(pid):
+    try:
+        with open(f"/proc/{pid}/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _child_main(spec, dataset, wfd, threads):
+    from mlbench.experiment.executors import _die_with_parent
+
+    _die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=threads)
+    except Exception:  # only a performance guard
+        pass
+    try:
+        row = run_cell(spec, dataset)
+    except BaseException as exc:  # noqa: BLE001
+        row = failure_row(spec, "error", describe_exception(exc), dataset.sha256)
+    data = pickle.dumps(row)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(wfd, view):]
+    os.close(wfd)
+
+
+def run_supervised(spec, dataset, timeout=None, max_memory=None, threads=1, poll=0.1):
+    """The row of ``spec`` on ``dataset``, run in a killable child; see the module doc."""
+    rfd, wfd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never return into the caller's code
+        code = 0
+        try:
+            os.close(rfd)
+            _child_main(spec, dataset, wfd, threads)
+        except BaseException:  # noqa: BLE001
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(wfd)
+    start = time.monotonic()
+    chunks, peak, status = [], 0, None
+    try:
+        while True:
+            ready, _, _ = select.select([rfd], [], [], poll)
+            if ready:
+                data = os.read(rfd, 1 << 20)
+                if not data:
+                    break
+                chunks.append(data)
+                continue
+            rss = _rss(pid)
+            peak = max(peak, rss)
+            if max_memory is not None and rss > max_memory:
+                status = "memory"
+                break
+            if timeout is not None and time.monotonic() - start >= timeout:
+                status = "timeout"
+                break
+    finally:
+        os.close(rfd)
+        if status is not None:
+            os.kill(pid, signal.SIGKILL)
+        _, wstatus = os.waitpid(pid, 0)
+    sha = dataset.sha256
+    if status == "timeout":
+        return failure_row(spec, "timeout", f"Timeout: stopped after {timeout:g} s", sha,
+                           peak_memory_mb=round(peak / 2**20, 3))
+    if status == "memory":
+        return failure_row(spec, "memory", f"MemoryLimit: resident set {peak / 2**20:.0f} MB above "
+                           f"the limit of {max_memory / 2**20:.0f} MB", sha,
+                           peak_memory_mb=round(peak / 2**20, 3))
+    try:
+        return pickle.loads(b"".join(chunks))
+    except Exception:  # noqa: BLE001  (no or partial row: the child died)
+        why = (f"killed by signal {os.WTERMSIG(wstatus)}" if os.WIFSIGNALED(wstatus)
+               else f"exit status {os.WEXITSTATUS(wstatus)}")
+        return failure_row(spec, "error", f"WorkerDied: the cell's process ended without a result "
+                           f"({why})", sha)
