@@ -27,19 +27,33 @@ def _names(value):
 @click.option("--timeout", type=float, default=None, help="Seconds per cell before it is stopped.")
 @click.option("--save-predictions", is_flag=True,
               help="Keep each cell's predictions and scores in <out>.predictions/.")
+@click.option("--executor", type=click.Choice(["local", "dask"]), default="local",
+              show_default=True, help="Where cells run: forked local processes, or Dask tasks.")
+@click.option("--scheduler", envvar="MLBENCH_SCHEDULER", default=None,
+              help="Dask scheduler address (env MLBENCH_SCHEDULER) [default: a LocalCluster of "
+                   "--jobs workers].")
+@click.option("--max-memory", default=None,
+              help="Resident memory per cell, e.g. 4GB; a cell above it is stopped (status memory).")
+@click.option("--retries", type=int, default=2, show_default=True,
+              help="Dask: resubmissions of a cell whose worker died, before status lost.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines and no summary table.")
-def command(protocol, methods, datasets, repeats, seed, jobs, out, timeout, save_predictions, quiet):
+def command(protocol, methods, datasets, repeats, seed, jobs, out, timeout, save_predictions,
+            executor, scheduler, max_memory, retries, quiet):
     """Run the experiment grid (datasets x methods x splits) and append to a results CSV.
 
     A rerun of the same command skips the cells already done and retries failed ones.
 
     Example: mlbench run --protocol soshf --methods br-lr,mlknn --datasets emotions,yeast --jobs 2
+
+    On Dask: mlbench run -p quick --executor dask --scheduler tcp://head:8786
     """
     import os
 
     from mlbench.errors import ConfigError
+    from mlbench.experiment.executors import LocalExecutor
     from mlbench.experiment.progress import Progress
     from mlbench.experiment.runner import run_experiment
+    from mlbench.experiment.supervise import parse_size
     from mlbench.experiment.summary import print_summary
     from mlbench.protocols import load_protocol
 
@@ -50,11 +64,19 @@ def command(protocol, methods, datasets, repeats, seed, jobs, out, timeout, save
     method_names = _names(methods)
     if method_names == ["all"]:
         method_names = "all"
+    limit = parse_size(max_memory)
+    if executor == "dask":
+        from mlbench.experiment.dask_executor import DaskExecutor
+
+        runner_exec = DaskExecutor(address=scheduler, workers=jobs, timeout=timeout,
+                                   max_memory=limit, retries=retries)
+    else:
+        runner_exec = LocalExecutor(jobs=jobs, timeout=timeout, max_memory=limit)
     progress = None if quiet else (lambda total, skipped, j: Progress(total, skipped, j))
     try:
         report = run_experiment(proto, datasets=_names(datasets), methods=method_names, out=out,
                                 jobs=jobs, timeout=timeout, save_predictions=save_predictions,
-                                progress=progress)
+                                progress=progress, executor=runner_exec)
     except KeyboardInterrupt:
         click.echo(f"mlbench: interrupted; finished cells are in {out}; run the same command "
                    "again to resume", err=True)

@@ -72,9 +72,11 @@ def _threads_per_cell():
 
 
 class LocalExecutor:
-    """Cells in forked worker processes, ``jobs`` at a time, each stopped after ``timeout`` seconds."""
+    """Cells in forked worker processes, ``jobs`` at a time, each stopped after ``timeout`` seconds
+    or when its resident set exceeds ``max_memory`` bytes (polled every ``poll`` s; status
+    ``memory``)."""
 
-    def __init__(self, jobs=1, timeout=None, poll=0.25):
+    def __init__(self, jobs=1, timeout=None, poll=0.25, max_memory=None):
         if int(jobs) < 1:
             raise ConfigError("--jobs must be at least 1")
         if timeout is not None and float(timeout) <= 0:
@@ -82,6 +84,7 @@ class LocalExecutor:
         if "fork" not in mp.get_all_start_methods():
             raise ConfigError("the local executor needs the 'fork' start method (Linux or macOS)")
         self.jobs = int(jobs)
+        self.max_memory = None if max_memory is None else int(max_memory)  # bytes of resident set
         self.timeout = None if timeout is None else float(timeout)
         self.poll = poll
         self.threads = _threads_per_cell()
@@ -124,6 +127,20 @@ class LocalExecutor:
                         row = failure_row(spec, "error", f"WorkerDied: the worker process ended "
                                           f"without a result ({why})", sha)
                     yield spec, row
+                if self.max_memory is not None:
+                    from mlbench.experiment.supervise import _rss
+
+                    for conn, (proc, spec, start, sha) in list(running.items()):
+                        rss = _rss(proc.pid)
+                        if rss > self.max_memory:
+                            proc.kill()
+                            proc.join()
+                            conn.close()
+                            del running[conn]
+                            yield spec, failure_row(
+                                spec, "memory", f"MemoryLimit: resident set {rss / 2**20:.0f} MB "
+                                f"above the limit of {self.max_memory / 2**20:.0f} MB", sha,
+                                peak_memory_mb=round(rss / 2**20, 3))
                 if self.timeout is not None:
                     now = time.monotonic()
                     for conn, (proc, spec, start, sha) in list(running.items()):
