@@ -74,6 +74,11 @@ def make_report(paths, *, metrics=(), stats=(), control=None, alpha=0.05, style=
                        alpha=alpha, stats=use, strict_stats=strict_named,
                        rope=DEFAULT_ROPE if rope is None else rope, seed=seed, bayes_samples=bayes_samples)
     analysis.notes.extend(extra_notes)
+    if style == "hiercost":  # Yang & Liu's tests from saved per-document predictions, when present
+        from mlbench.stats.sign_tests import attach_yang_liu
+
+        attach_yang_liu(analysis, [str(p) for p in ([paths] if isinstance(paths, (str, os.PathLike))
+                                                     else paths)])
     tables = build_tables(analysis, style)
     diagrams = []
     if cd_diagram:

@@ -74,3 +74,60 @@ def macro_t_test(Y_true, P_a, P_b) -> SignTestResult:
 def marker(p) -> str:
     """‡ for p < 0.001, † for p < 0.05, else empty (HierCost's tables)."""
     return "‡" if p < 0.001 else "†" if p < 0.05 else ""
+
+
+#: which test marks which measure in HierCost's tables
+TESTS = {"micro_f1": micro_sign_test, "macro_f1": macro_t_test}
+
+
+def _safe(part):
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in str(part))
+
+
+def _predictions(directory, protocol, dataset, method):
+    """The one saved-predictions file of (protocol, dataset, method) in ``directory``, or None."""
+    import glob
+    import os
+
+    pattern = os.path.join(glob.escape(directory),
+                           f"{_safe(protocol)}__{_safe(dataset)}__{_safe(method)}__*.npz")
+    found = sorted(glob.glob(pattern))
+    return found[0] if len(found) == 1 else None
+
+
+def attach_yang_liu(analysis, paths):
+    """Set ``analysis.yang_liu[(dataset, metric)] = (rival, SignTestResult)`` from saved predictions.
+
+    For Micro-F1 and Macro-F1 on each dataset the control is tested against the strongest other
+    method (highest mean), as HierCost's tables mark it, with the files ``mlbench run
+    --save-predictions`` leaves in ``<results>.predictions/``.  Datasets without both files (or with
+    several splits) are left out and keep the report's split-level test.
+    """
+    import os
+
+    analysis.yang_liu = {}
+    dirs = [f"{p}.predictions" for p in paths if os.path.isdir(f"{p}.predictions")]
+    ctrl = analysis.control
+    protocol = getattr(analysis.results, "protocol", None)
+    if not dirs or not ctrl or not protocol:
+        return analysis
+    for ma in analysis.metrics:
+        test = TESTS.get(ma.metric)
+        if test is None or ctrl not in ma.methods:
+            continue
+        for d in ma.datasets:
+            others = [m for m in ma.methods if m != ctrl and np.isfinite(ma.mean.loc[d, m])]
+            if not others:
+                continue
+            rival = max(others, key=lambda m: ma.mean.loc[d, m])
+            for directory in dirs:
+                fa = _predictions(directory, protocol, d, ctrl)
+                fb = _predictions(directory, protocol, d, rival)
+                if fa and fb:
+                    with np.load(fa) as A, np.load(fb) as B:
+                        if A["Y_true"].shape != B["Y_true"].shape:
+                            break
+                        res = test(A["Y_true"], A["predictions"], B["predictions"])
+                    analysis.yang_liu[(d, ma.metric)] = (rival, res)
+                    break
+    return analysis

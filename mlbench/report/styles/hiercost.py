@@ -17,9 +17,13 @@ from mlbench.report.table import Cell, Row, Table, fmt, mark_best
 MARKED = ("micro_f1", "macro_f1")
 
 
-def _marker(ma, dataset, ctrl):
+def _marker(ma, dataset, ctrl, yang_liu=None):
     if ma.metric not in MARKED:
         return ""
+    if yang_liu and (dataset, ma.metric) in yang_liu:  # micro sign test / macro t-test
+        from mlbench.stats.sign_tests import marker
+
+        return marker(yang_liu[(dataset, ma.metric)][1].p)
     others = [m for m in ma.methods if m != ctrl and np.isfinite(ma.mean.loc[dataset, m])]
     if not others or not np.isfinite(ma.mean.loc[dataset, ctrl]):
         return ""
@@ -41,15 +45,23 @@ def build(analysis):
         columns = []
         for ma in analysis.metrics:
             col = [Cell(fmt(ma.mean.loc[d, m]), float(ma.mean.loc[d, m]),
-                        marker=_marker(ma, d, ctrl) if m == ctrl else "") for m in ma.methods]
+                        marker=_marker(ma, d, ctrl, getattr(analysis, "yang_liu", None))
+                        if m == ctrl else "") for m in ma.methods]
             mark_best(col, ma.greater_is_better)
             columns.append(col)
         for j, m in enumerate(first.methods):
             t.rows.append(Row(f"{m} (control)" if m == ctrl else m, [col[j] for col in columns], group=d))
     tested = any(ma.per_dataset for ma in analysis.metrics if ma.metric in MARKED)
-    t.notes.append(f"significance: {analysis.split_test_name} across splits" if tested else
-                   "significance: not computed (each dataset has a single split; the paper's tests "
-                   "need per-document decisions, which a results CSV does not hold)")
+    yl = getattr(analysis, "yang_liu", None)
+    if yl:
+        t.notes.append("significance: Micro-F1 by the micro sign test, Macro-F1 by the macro t-test "
+                       "(Yang & Liu 1999) on the saved predictions, control vs the strongest other "
+                       "method: " + "; ".join(f"{d} {m}: vs {r} p = {res.p:.3g}"
+                                              for (d, m), (r, res) in sorted(yl.items())))
+    else:
+        t.notes.append(f"significance: {analysis.split_test_name} across splits" if tested else
+                       "significance: not computed (each dataset has a single split; the paper's tests "
+                       "need per-document decisions: run with --save-predictions)")
     for ma in analysis.metrics:
         t.notes.extend(f"{ma.metric}: {n}" for n in ma.notes)
     return [t]
