@@ -1,0 +1,116 @@
+"""Limits shared by both executors (``--max-memory``, timeouts in a killable child) and the
+``--executor`` command-line options; no Dask cluster is started here."""
+import os
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mlbench.cli import main
+from mlbench.errors import ConfigError
+from mlbench.experiment import runner
+from mlbench.experiment.executors import LocalExecutor
+from mlbench.experiment.grid import build_grid
+from mlbench.experiment.runner import run_experiment
+from mlbench.experiment.supervise import parse_size, run_supervised
+from mlbench.methods import registry
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_run as t  # noqa: E402
+
+toys = t.toys
+
+
+class Hog(t.NoisyMean):
+    """Holds ~400 MB (touched, so resident) for a few seconds during fit."""
+
+    def fit(self, X, Y, validation=None):
+        block = np.ones(50_000_000)
+        import time
+
+        time.sleep(5.0)
+        self.size_ = block.size
+        return super().fit(X, Y)
+
+
+@pytest.fixture
+def hog():
+    registry.register("toy-hog", Hog, family="test", paper="platform")
+    yield
+    registry._REGISTRY.pop("toy-hog", None)
+
+
+def one_cell(method):
+    p = t.protocol(split={"scheme": "holdout", "repeats": 1})
+    from mlbench.data.splits import make_splits
+    from mlbench.protocols import MethodEntry
+
+    ds = t.toy_dataset()
+    cells = build_grid(p, ["toy"], [MethodEntry(method)], {"toy": make_splits(ds, p.split, protocol="t", seed=0)})
+    return cells[0], ds
+
+
+def test_parse_size():
+    assert parse_size("4GB") == 4 * 2**30 and parse_size("512mb") == 512 * 2**20
+    assert parse_size("1.5G") == int(1.5 * 2**30) and parse_size("2048") == 2048
+    assert parse_size(None) is None
+    for bad in ("lots", "-1GB", "4XB"):
+        with pytest.raises(ConfigError):
+            parse_size(bad)
+
+
+def test_local_executor_stops_a_cell_above_max_memory(toys, hog, tmp_path):
+    out = tmp_path / "r.csv"
+    rep = run_experiment(t.protocol(split={"scheme": "holdout", "repeats": 1}),
+                         methods=["toy-hog", "toy-mean"], out=out, loader=t.loader,
+                         executor=LocalExecutor(jobs=1, max_memory=parse_size("200MB"), poll=0.1))
+    df = pd.read_csv(out).set_index("method")
+    assert rep.statuses == {"memory": 1, "ok": 1}
+    assert df.loc["toy-hog", "status"] == "memory" and "MemoryLimit" in df.loc["toy-hog", "error"]
+    assert df.loc["toy-hog", "peak_memory_mb"] > 200
+    assert df.loc["toy-mean", "peak_memory_mb"] >= 0
+
+
+def test_supervised_child_gives_the_row_or_stops_it(toys, hog):
+    spec, ds = one_cell("toy-mean")
+    row = run_supervised(spec, ds)
+    assert row["status"] == "ok" and row["macro_f1"] == row["macro_f1"]
+    spec, ds = one_cell("toy-hog")
+    assert run_supervised(spec, ds, max_memory=parse_size("200MB"))["status"] == "memory"
+    assert run_supervised(spec, ds, timeout=0.5)["status"] == "timeout"
+    spec, ds = one_cell("toy-broken")
+    assert run_supervised(spec, ds)["status"] == "error"
+
+
+def run_cli(argv, capsys):
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_dask_executor_without_dask_says_how_to_install(toys, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(runner, "_default_loader", t.loader)
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
+    code, _, err = run_cli(["run", "-m", "toy-mean", "-d", "toy", "-o", str(tmp_path / "r.csv"),
+                            "--executor", "dask"], capsys)
+    assert code == 2 and "pip install 'mlbench[dask]'" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_bad_max_memory_is_one_line_exit_2(toys, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(runner, "_default_loader", t.loader)
+    code, _, err = run_cli(["run", "-m", "toy-mean", "-d", "toy", "-o", str(tmp_path / "r.csv"),
+                            "--max-memory", "lots"], capsys)
+    assert code == 2 and "--max-memory" in err and len(err.strip().splitlines()) == 1
+
+
+def test_local_executor_with_max_memory_runs_normal_cells(toys, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(runner, "_default_loader", t.loader)
+    code, _, err = run_cli(["run", "-m", "toy-mean", "-d", "toy", "-o", str(tmp_path / "r.csv"),
+                            "--max-memory", "2GB", "-q"], capsys)
+    assert code in (0, None), err
+    assert (pd.read_csv(tmp_path / "r.csv").status == "ok").all()
