@@ -113,3 +113,33 @@ def test_dask_lost_after_retries_and_timeout_kills_the_cell(toys, nap, client, t
     assert df.loc["toy-nap", "status"] == "lost" and "WorkerLost" in df.loc["toy-nap", "error"]
     assert df.loc["toy-slow", "status"] == "timeout"
     assert df.loc["toy-broken", "status"] == "error"
+
+
+@pytest.mark.slow
+def test_cli_dask_driver_sigkilled_then_resumed_equals_local(tmp_path):
+    """`mlbench run --executor dask` on the quick protocol: SIGKILL the driver after its first row,
+    rerun, and get one row per cell with the local executor's values."""
+    import subprocess
+
+    exe = os.path.join(os.path.dirname(sys.executable), "mlbench")
+    args = ["run", "-p", "quick", "-m", "br-lr,mlknn,cc", "-q"]
+    env = dict(os.environ, MLBENCH_SCHEDULER="")
+    subprocess.run([exe, *args, "-o", str(tmp_path / "local.csv")], check=True, env=env)
+    out = tmp_path / "dask.csv"
+    cmd = [exe, *args, "-o", str(out), "--executor", "dask", "--jobs", "2"]
+    proc = subprocess.Popen(cmd, env=env, start_new_session=True, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if out.exists() and len(out.read_text().splitlines()) >= 2:
+            break
+        time.sleep(0.05)
+    killed_midway = proc.poll() is None
+    os.killpg(proc.pid, signal.SIGKILL)  # the driver, then whatever it started
+    proc.wait()
+    first = pd.read_csv(out) if out.exists() else pd.DataFrame()
+    subprocess.run(cmd, check=True, env=env, stderr=subprocess.DEVNULL)
+    a, b = rows(tmp_path / "local.csv"), rows(out)
+    assert len(b) == 9 and not b.duplicated(KEY).any() and (b.status == "ok").all()
+    cols = KEY + ["macro_f1", "micro_f1", "hamming_loss", "ranking_loss", "params"]
+    pd.testing.assert_frame_equal(a[cols], b[cols])
+    assert not killed_midway or len(first) < 9
