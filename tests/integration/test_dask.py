@@ -143,3 +143,31 @@ def test_cli_dask_driver_sigkilled_then_resumed_equals_local(tmp_path):
     cols = KEY + ["macro_f1", "micro_f1", "hamming_loss", "ranking_loss", "params"]
     pd.testing.assert_frame_equal(a[cols], b[cols])
     assert not killed_midway or len(first) < 9
+
+
+@pytest.mark.slow
+def test_cli_dask_ctrl_c_cancels_and_says_how_to_resume(tmp_path):
+    import subprocess
+
+    exe = os.path.join(os.path.dirname(sys.executable), "mlbench")
+    out = tmp_path / "r.csv"
+    cmd = [exe, "run", "-p", "quick", "-m", "br-lr,mlknn,cc,pcc,clr,br-rf", "-q", "-o", str(out),
+           "--executor", "dask", "--jobs", "2"]
+    env = dict(os.environ, MLBENCH_SCHEDULER="")
+    proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if out.exists() and len(out.read_text().splitlines()) >= 2:
+            break
+        time.sleep(0.05)
+    if proc.poll() is not None:
+        pytest.fail("the run ended before it could be interrupted")
+    proc.send_signal(signal.SIGINT)
+    err = proc.communicate(timeout=60)[1]
+    assert proc.returncode == 130
+    assert "run the same command again to resume" in err.splitlines()[-1]
+    done = pd.read_csv(out)
+    assert 1 <= len(done) < 18 and (done.status == "ok").all()
+    subprocess.run(cmd, check=True, env=env, stderr=subprocess.DEVNULL)
+    df = pd.read_csv(out)
+    assert len(df) == 18 and not df.duplicated(KEY).any() and (df.status == "ok").all()
