@@ -33,7 +33,8 @@ def _names(value):
               help="Dask scheduler address (env MLBENCH_SCHEDULER) [default: a LocalCluster of "
                    "--jobs workers].")
 @click.option("--max-memory", default=None,
-              help="Resident memory per cell, e.g. 4GB; a cell above it is stopped (status memory).")
+              help="Resident memory per cell, e.g. 4GB; a cell above it is stopped "
+                   "(status memory).")
 @click.option("--retries", type=int, default=2, show_default=True,
               help="Dask: resubmissions of a cell whose worker died, before status lost.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines and no summary table.")

@@ -3,15 +3,17 @@
 :class:`DaskExecutor` follows the executor contract of :mod:`mlbench.experiment.executors`.  It
 connects to the scheduler at ``address`` (``--scheduler``, ``MLBENCH_SCHEDULER``) or starts a
 ``LocalCluster`` of ``workers`` single-threaded worker processes, scatters each dataset once (the
-task receives a future of it, so the arrays cross the network once per worker, not once per cell; if every copy
-dies with its workers, the driver scatters it again and resubmits the affected cells),
+task receives a future of it, so the arrays cross the network once per worker, not once per
+cell; if every copy dies with its workers, the driver scatters it again and resubmits the affected
+cells),
 and submits a task per cell.  The task returns the row; the driver appends rows as they arrive, so
 resume and one-row-per-cell hold exactly as for local runs, and rows carry the same numbers whatever
 the worker count or completion order (a cell's seeds depend only on its identity,
 :mod:`mlbench.experiment.seeds`).
 
-Inside the task the cell runs in a forked child (:func:`mlbench.experiment.supervise.run_supervised`),
-so ``timeout`` and ``max_memory`` stop it by killing that process, not by abandoning a thread.
+Inside the task the cell runs in a forked child
+(:func:`mlbench.experiment.supervise.run_supervised`), so ``timeout`` and ``max_memory`` stop it
+by killing that process, not by abandoning a thread.
 
 A worker that dies mid-cell (killed, out of memory) makes the scheduler report the task lost
 (``KilledWorker``; our LocalCluster sets ``distributed.scheduler.allowed-failures`` to 0 so the
@@ -128,7 +130,8 @@ class DaskExecutor:
                 on_start(spec)
             while running:
                 try:
-                    distributed.wait(list(running), timeout=self.poll, return_when="FIRST_COMPLETED")
+                    distributed.wait(list(running), timeout=self.poll,
+                                     return_when="FIRST_COMPLETED")
                 except Exception:  # noqa: BLE001  (timeout, or cancelled futures: looked at below)
                     pass
                 done = [f for f in running if f.done()]

@@ -6,8 +6,9 @@ process, which multiprocessing forbids to have children), runs
 The parent polls every ``poll`` seconds: past ``timeout`` seconds the child is SIGKILLed and the row
 has status ``timeout``; when the child's resident set exceeds ``max_memory`` bytes it is SIGKILLed
 and the row has status ``memory`` (with the peak seen in ``peak_memory_mb``).  A child that dies
-without a row (segfault, killed) gives an ``error`` row naming the signal.  The child asks the kernel
-to SIGKILL it when its parent dies (``PR_SET_PDEATHSIG``), so a killed worker leaves no orphan.
+without a row (segfault, killed) gives an ``error`` row naming the signal.  The child asks the
+kernel to SIGKILL it when its parent dies (``PR_SET_PDEATHSIG``), so a killed worker leaves no
+orphan.
 """
 from __future__ import annotations
 

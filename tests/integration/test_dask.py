@@ -1,5 +1,6 @@
-"""The Dask executor on a real LocalCluster (loopback, two worker processes): same rows as the local
-executor, a worker killed mid-cell costs only a retry (or a ``lost`` row), timeouts kill a process."""
+"""The Dask executor on a real LocalCluster (loopback, two worker processes): same rows as the
+local executor, a worker killed mid-cell costs only a retry (or a ``lost`` row), timeouts kill a
+process."""
 import os
 import signal
 import sys
@@ -55,7 +56,8 @@ def client():
 
 @pytest.fixture
 def nap():
-    registry.register("toy-nap", t.NoisyMean, family="test", paper="platform", params={"sleep": 2.0})
+    registry.register("toy-nap", t.NoisyMean, family="test", paper="platform",
+                      params={"sleep": 2.0})
     yield
     registry._REGISTRY.pop("toy-nap", None)
 

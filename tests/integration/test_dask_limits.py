@@ -47,7 +47,8 @@ def one_cell(method):
     from mlbench.protocols import MethodEntry
 
     ds = t.toy_dataset()
-    cells = build_grid(p, ["toy"], [MethodEntry(method)], {"toy": make_splits(ds, p.split, protocol="t", seed=0)})
+    splits = {"toy": make_splits(ds, p.split, protocol="t", seed=0)}
+    cells = build_grid(p, ["toy"], [MethodEntry(method)], splits)
     return cells[0], ds
 
 
