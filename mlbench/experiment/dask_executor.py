@@ -2,8 +2,10 @@
 
 :class:`DaskExecutor` follows the executor contract of :mod:`mlbench.experiment.executors`.  It
 connects to the scheduler at ``address`` (``--scheduler``, ``MLBENCH_SCHEDULER``) or starts a
-``LocalCluster`` of ``workers`` single-threaded worker processes, scatters each dataset once (the
-task receives a future of it, so the arrays cross the network once per worker, not once per
+``LocalCluster`` of ``workers`` single-threaded worker processes.  Datasets reach the workers
+from the dataset cache when every worker reads the same cached file as the driver (same name and
+SHA-256; probed once per dataset, each worker then reads it once); otherwise the driver scatters
+each dataset once (the task receives a future of it, so the arrays cross the network once per worker, not once per
 cell; if every copy dies with its workers, the driver scatters it again and resubmits the affected
 cells),
 and submits a task per cell.  The task returns the row; the driver appends rows as they arrive, so
@@ -43,8 +45,40 @@ def _import_distributed():
     return distributed
 
 
+_WORKER_DATA = {}  # in a worker process: datasets read from the shared cache, by (name, sha256)
+
+
+def _cached_dataset(name, sha256):
+    """The dataset ``name`` from this machine's dataset cache if its SHA-256 is ``sha256``, else
+    None (never downloads: the driver scatters the arrays instead)."""
+    key = (name, sha256)
+    if key not in _WORKER_DATA:
+        try:
+            from mlbench.data import cache, fetch
+            from mlbench.data.registry import get_entry
+
+            ds = cache.load(fetch.data_dir(None), get_entry(name).name)
+        except Exception:  # noqa: BLE001  (unknown name, unreadable cache: not shared)
+            return None
+        if ds is None or ds.sha256 != sha256:
+            return None
+        _WORKER_DATA[key] = ds
+    return _WORKER_DATA[key]
+
+
+def _can_read(name, sha256):
+    return _cached_dataset(name, sha256) is not None
+
+
 def _task(spec, dataset, timeout, max_memory, threads):
-    """Run on a worker: the cell's row (the cell itself runs in a killable child process)."""
+    """Run on a worker: the cell's row (the cell itself runs in a killable child process).
+    ``dataset`` is the dataset, or ``(name, sha256)`` to read from the shared cache."""
+    if isinstance(dataset, tuple):
+        name, sha = dataset
+        dataset = _cached_dataset(name, sha)
+        if dataset is None:
+            raise RuntimeError(f"this worker cannot read dataset {name!r} (SHA-256 {sha[:12]}) "
+                               "from the shared dataset cache")
     from mlbench.experiment.supervise import run_supervised
     from mlbench.methods import registry
     from mlbench.metrics import get_measure
@@ -114,8 +148,13 @@ class DaskExecutor:
 
         def submit(spec, attempt):
             data = scattered.get(spec.dataset)
-            if data is None or data[0].status != "finished":  # first use, or every copy died
+            if data is None:
                 ds = get_dataset(spec.dataset)
+                readable = client.run(_can_read, ds.name, ds.sha256)
+                if readable and all(readable.values()):
+                    data = scattered[spec.dataset] = ((ds.name, ds.sha256), ds.sha256)
+            if data is None or (not isinstance(data[0], tuple) and data[0].status != "finished"):
+                ds = get_dataset(spec.dataset)  # first use, or every scattered copy died
                 scattered[spec.dataset] = (client.scatter(ds, hash=False, broadcast=True),
                                            ds.sha256)
             fut = client.submit(_task, spec, scattered[spec.dataset][0], self.timeout,

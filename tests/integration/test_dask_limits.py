@@ -115,3 +115,18 @@ def test_local_executor_with_max_memory_runs_normal_cells(toys, tmp_path, capsys
                             "--max-memory", "2GB", "-q"], capsys)
     assert code in (0, None), err
     assert (pd.read_csv(tmp_path / "r.csv").status == "ok").all()
+
+
+def test_workers_read_a_dataset_from_the_shared_cache_only_when_it_matches(tmp_path, monkeypatch):
+    pytest.importorskip("distributed")
+    from mlbench.data import load_dataset
+    from mlbench.experiment import dask_executor as de
+
+    monkeypatch.setenv("MLBENCH_DATA", str(tmp_path))
+    monkeypatch.setattr(de, "_WORKER_DATA", {})
+    assert de._cached_dataset("emotions", "whatever") is None  # nothing cached yet
+    ds = load_dataset("emotions")  # the driver's load fills the cache
+    got = de._cached_dataset("emotions", ds.sha256)
+    assert got is not None and np.array_equal(got.Y, ds.Y) and got.sha256 == ds.sha256
+    assert de._cached_dataset("emotions", "0" * 64) is None  # another version: scatter instead
+    assert de._cached_dataset("toy", "toysha") is None  # not a registered dataset
