@@ -73,7 +73,7 @@ def _threads_per_cell():
 
 class LocalExecutor:
     """Cells in forked worker processes, ``jobs`` at a time, each stopped after ``timeout`` seconds
-    or when its resident set exceeds ``max_memory`` bytes (polled every ``poll`` s; status
+    or when its private memory (USS, see ``supervise._rss``) exceeds ``max_memory`` bytes (polled every ``poll`` s; status
     ``memory``)."""
 
     def __init__(self, jobs=1, timeout=None, poll=0.25, max_memory=None):
@@ -84,7 +84,7 @@ class LocalExecutor:
         if "fork" not in mp.get_all_start_methods():
             raise ConfigError("the local executor needs the 'fork' start method (Linux or macOS)")
         self.jobs = int(jobs)
-        self.max_memory = None if max_memory is None else int(max_memory)  # bytes of resident set
+        self.max_memory = None if max_memory is None else int(max_memory)  # bytes of private memory (USS)
         self.timeout = None if timeout is None else float(timeout)
         self.poll = poll
         self.threads = _threads_per_cell()
@@ -138,7 +138,7 @@ class LocalExecutor:
                             conn.close()
                             del running[conn]
                             yield spec, failure_row(
-                                spec, "memory", f"MemoryLimit: resident set {rss / 2**20:.0f} MB "
+                                spec, "memory", f"MemoryLimit: private memory {rss / 2**20:.0f} MB "
                                 f"above the limit of {self.max_memory / 2**20:.0f} MB", sha,
                                 peak_memory_mb=round(rss / 2**20, 3))
                 if self.timeout is not None:

@@ -4,7 +4,7 @@
 process, which multiprocessing forbids to have children), runs
 :func:`mlbench.experiment.cell.run_cell` in the child and reads the pickled row back through a pipe.
 The parent polls every ``poll`` seconds: past ``timeout`` seconds the child is SIGKILLed and the row
-has status ``timeout``; when the child's resident set exceeds ``max_memory`` bytes it is SIGKILLed
+has status ``timeout``; when the child's private memory (USS) exceeds ``max_memory`` bytes it is SIGKILLed
 and the row has status ``memory`` (with the peak seen in ``peak_memory_mb``).  A child that dies
 without a row (segfault, killed) gives an ``error`` row naming the signal.  The child asks the
 kernel to SIGKILL it when its parent dies (``PR_SET_PDEATHSIG``), so a killed worker leaves no
@@ -42,6 +42,23 @@ def parse_size(text):
 
 
 def _rss(pid):
+    """Memory private to process ``pid`` in bytes (its unique set size, USS).
+
+    A cell's process is forked from the driver, so its resident set starts with every page of the
+    driver (shared copy-on-write until written).  Those pages cost nothing new, and counting them
+    would stop a small cell of a large driver; so the limit applies to the private pages only
+    (Private_Clean + Private_Dirty of ``/proc/PID/smaps_rollup``).  Where that file is missing
+    (kernels before 4.14) the resident set of ``statm`` is the fallback.
+    """
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as fh:
+            total = 0
+            for line in fh:
+                if line.startswith(("Private_Clean:", "Private_Dirty:")):
+                    total += int(line.split()[1]) * 1024
+            return total
+    except (OSError, ValueError, IndexError):
+        pass
     try:
         with open(f"/proc/{pid}/statm") as fh:
             return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
@@ -114,7 +131,7 @@ def run_supervised(spec, dataset, timeout=None, max_memory=None, threads=1, poll
         return failure_row(spec, "timeout", f"Timeout: stopped after {timeout:g} s", sha,
                            peak_memory_mb=round(peak / 2**20, 3))
     if status == "memory":
-        return failure_row(spec, "memory", f"MemoryLimit: resident set {peak / 2**20:.0f} MB above "
+        return failure_row(spec, "memory", f"MemoryLimit: private memory {peak / 2**20:.0f} MB above "
                            f"the limit of {max_memory / 2**20:.0f} MB", sha,
                            peak_memory_mb=round(peak / 2**20, 3))
     try:
