@@ -21,7 +21,8 @@ def _names(value):
               help="Comma-separated dataset names [default: the protocol's datasets].")
 @click.option("--repeats", "-r", type=int, default=None, help="Override the protocol's repeats.")
 @click.option("--seed", "-s", type=int, default=None, help="Override the protocol's base seed.")
-@click.option("--jobs", "-j", type=int, default=1, show_default=True, help="Cells run in parallel.")
+@click.option("--jobs", "-j", type=int, default=None,
+              help="Cells run in parallel [default: the usable cores].  Results do not depend on it.")
 @click.option("--out", "-o", type=click.Path(dir_okay=False), default=None,
               help="Results CSV [default: results/<protocol>.csv].")
 @click.option("--timeout", type=float, default=None, help="Seconds per cell before it is stopped.")
@@ -66,6 +67,8 @@ def command(protocol, methods, datasets, repeats, seed, jobs, out, timeout, save
     if method_names == ["all"]:
         method_names = "all"
     limit = parse_size(max_memory)
+    if jobs is None:
+        jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     if executor == "dask":
         from mlbench.experiment.dask_executor import DaskExecutor
 
