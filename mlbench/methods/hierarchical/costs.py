@@ -13,6 +13,8 @@ the number of common ancestors (:class:`mlbench.data.hierarchy.Hierarchy`):
   l_i, N0 = 10, L = 20; it multiplies a hierarchical cost when both are used.
 
 Several own classes (Sec. 4.3): gamma, alpha and N_i are the minimum over the example's classes.
+An example without any terminal class (our convention) is as far as possible: gamma = gamma_max,
+alpha = 0, and N_i = 0 for IMB.
 All costs are computed for every class at once, vectorised over the distinct label sets.
 """
 from __future__ import annotations
@@ -30,7 +32,7 @@ def _min_over_sets(S, M):
     out = np.empty((sets.shape[0], M.shape[1]), dtype=np.float64)
     for u, row in enumerate(sets):
         labels = np.flatnonzero(row)
-        out[u] = M[labels].min(axis=0) if labels.size else np.inf
+        out[u] = M[labels].min(axis=0) if labels.size else np.nan
     return out[np.ravel(inverse)]
 
 
@@ -44,13 +46,14 @@ def hierarchical_costs(S, dist, common, kind="trd", k=1.25):
     if kind == "lr":
         return np.ones(S.shape, dtype=np.float64)
     if kind in ("trd", "extrd"):
-        gamma = _min_over_sets(S, np.asarray(dist, dtype=np.float64))
         gmax = np.asarray(dist, dtype=np.float64).max(axis=1)      # gamma_max of each class n
+        gamma = _min_over_sets(S, np.asarray(dist, dtype=np.float64))
+        gamma = np.where(np.isnan(gamma), gmax[None, :], gamma)
         if kind == "trd":
             return np.where(S, gmax[None, :], gamma)
         return np.where(S, float(k) ** gmax[None, :], float(k) ** gamma)
     if kind == "nca":
-        alpha = _min_over_sets(S, np.asarray(common, dtype=np.float64))
+        alpha = np.nan_to_num(_min_over_sets(S, np.asarray(common, dtype=np.float64)), nan=0.0)
         amax = np.asarray(common, dtype=np.float64).max(axis=1)
         return np.where(S, amax[None, :] + 1.0, amax[None, :] - alpha + 1.0)
     raise ValueError(f"unknown hierarchical cost {kind!r}; choose one of {', '.join(HIERARCHICAL)}")

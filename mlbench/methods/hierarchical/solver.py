@@ -111,10 +111,13 @@ def fit_cost_lr(X, Y, C, rho, *, center=None, fit_intercept=True, W0=None, b0=No
                   + _penalty(Wt, ra[t], None if ca is None else ca[:, t])[0])
             # eq. (12) at w = u - lambda g: f(u) - lambda |g|^2 + lambda |g|^2 / 2
             bound = fu[t] - 0.5 * lt * gg[t]
-            ok = ft <= bound + 1e-12 * np.abs(fu[t])
+            # a step below 1e-20 means rounding decides the test: take it (the column has converged)
+            ok = (ft <= bound + 1e-12 * np.abs(fu[t])) | (lt < 1e-20)
             Wn[:, t[ok]], bn[t[ok]], Zn[:, t[ok]], fn[t[ok]] = Wt[:, ok], bt[ok], Zt[:, ok], ft[ok]
             lam[t[~ok]] *= beta
             todo = t[~ok]
+        if not np.all(np.isfinite(fn)):
+            raise ValueError("the logistic objective is not finite (features too large?)")
         against = ((U - Wn) * (Wn - W)).sum(axis=0) + (ub - bn) * (bn - b) > 0
         kk = np.where(against & restart, 1.0, kk + 1.0)
         Wp, bp, Zp = W, b, Z
