@@ -160,7 +160,9 @@ class HierarchicalClassifier(MultiLabelClassifier):
             _, self.rho_, warm, self.thresholds_ = best
         else:
             self.rho_, warm = rhos[len(rhos) // 2], None
+        self._last_iters = 1
         self.model_ = self._train(Xall, S_all, self.rho_, warm)
+        self.n_iter_ = int(self._last_iters)   # Algorithm 1's largest iteration count in the refit
         self.fit_info_ = {"rho": self.rho_, "validation_micro_f1": scores,
                           "n_terminal": int(self.terminal_.size), "single_label": self.single_label_}
         return self

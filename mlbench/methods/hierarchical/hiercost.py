@@ -101,6 +101,7 @@ class HierCostLR(HierarchicalClassifier):
         W, b, iters = fit_columns(X, Ypm, C, rho, self.n_jobs, warm=warm,
                                   fit_intercept=self.fit_intercept, max_iter=self.max_iter,
                                   tol=self.tol)
+        self._last_iters = max(1, int(iters.max()))
         return W, b
 
     def _margins(self, model, X):

@@ -99,11 +99,12 @@ class RecursiveRegularizedLR(HierarchicalClassifier):
             for g in self._groups:
                 rows = self._row_of_t[g]
                 centre = np.column_stack([Wn[:, self._nbrs[r]].mean(axis=1) for r in rows])
-                W, bg, _ = fit_columns(X, Ypm[:, g], np.ones((X.shape[0], g.size)), m[rows] / (2.0 * C),
+                W, bg, iters = fit_columns(X, Ypm[:, g], np.ones((X.shape[0], g.size)), m[rows] / (2.0 * C),
                                        self.n_jobs, center=centre, warm=(Wn[:, rows], b[g]),
                                        fit_intercept=self.fit_intercept, max_iter=self.max_iter,
                                        tol=self.tol)
                 Wn[:, rows], b[g] = W, bg
+                self._last_iters = max(getattr(self, "_last_iters", 1), int(iters.max()))
             for r in self._others:                 # closed form; the root also pulls towards 0
                 total = Wn[:, self._nbrs[r]].sum(axis=1)
                 Wn[:, r] = total / (m[r] + (1.0 if r == self._n_nodes - 1 else 0.0))

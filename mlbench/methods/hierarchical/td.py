@@ -96,10 +96,11 @@ class TopDownLR(HierarchicalClassifier):
                 continue
             Ypm = np.where(T, 1.0, -1.0)
             w = None if warm is None or v not in warm else warm[v]
-            W, b, _ = fit_columns(X[rows], Ypm, np.ones(Ypm.shape), rho, self.n_jobs, warm=w,
+            W, b, iters = fit_columns(X[rows], Ypm, np.ones(Ypm.shape), rho, self.n_jobs, warm=w,
                                   fit_intercept=self.fit_intercept, max_iter=self.max_iter,
                                   tol=self.tol)
             model[v] = (W, b)
+            self._last_iters = max(getattr(self, "_last_iters", 1), int(iters.max()))
         return model
 
     def _node_margins(self, model, X, v):
