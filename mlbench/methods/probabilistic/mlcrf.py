@@ -29,12 +29,11 @@ from scipy.special import logsumexp
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from mlbench.errors import ConfigError
 from mlbench.methods.base import MultiLabelClassifier, check_multilabel_Y
 from mlbench.methods.probabilistic._logistic import (DEFAULT_CS, JOINT_MODE_XFAIL, bernoulli_loglik, check_Cs, choose_C,
                                                      single_blas_thread)
 from mlbench.methods.registry import register
-from mlbench.methods.transformation.pcc import all_label_vectors
+from mlbench.methods.transformation.pcc import all_label_vectors, check_max_labels
 
 _CHUNK = 4_000_000
 
@@ -101,9 +100,7 @@ class PairwiseCRF(MultiLabelClassifier):
         X, Y = self._validate_fit(X, Y)
         check_Cs(self.C, self.Cs)
         n, L = Y.shape
-        if L > int(self.max_labels):
-            raise ConfigError(f"mlcrf enumerates all 2^L label vectors and refuses L = {L} > "
-                              f"max_labels = {self.max_labels} (raise max_labels to force it)")
+        check_max_labels("mlcrf", L, self.max_labels)
         rng = check_random_state(self.random_state)
         self.C_ = choose_C(X, Y, self.C, self.Cs, self.cv, random_state=rng.randint(2**31 - 1))
         I, J = pair_index(L)

@@ -41,7 +41,7 @@ from mlbench.methods.probabilistic._logistic import (DEFAULT_CS, JOINT_MODE_XFAI
                                                      check_min_rows, choose_C, fit_logistic,
                                                      log_sigmoid, single_blas_thread)
 from mlbench.methods.registry import register
-from mlbench.methods.transformation.pcc import all_label_vectors
+from mlbench.methods.transformation.pcc import all_label_vectors, check_max_labels
 
 _ROWS_TIMES_VECTORS = 2_000_000
 
@@ -124,9 +124,7 @@ class MaxMarginOutputCoding(MultiLabelClassifier):
         X, Y = self._validate_fit(X, Y)
         check_Cs(self.C, self.Cs)
         n, L = Y.shape
-        if L > int(self.max_labels):
-            raise ConfigError(f"mmoc decodes over all 2^L label vectors and refuses L = {L} > "
-                              f"max_labels = {self.max_labels} (raise max_labels to force it)")
+        check_max_labels("mmoc", L, self.max_labels)
         if float(self.decoding) < 0 or float(self.margin_C) <= 0 or int(self.n_iter) < 1:
             raise ConfigError("mmoc needs decoding >= 0, margin_C > 0 and n_iter >= 1")
         if int(self.cv_folds) < 2:

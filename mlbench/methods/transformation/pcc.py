@@ -35,6 +35,13 @@ from mlbench.methods.registry import register
 #: rows x label vectors held at once during enumeration
 _ROWS_TIMES_VECTORS = 2_000_000
 
+def check_max_labels(method, L, max_labels):
+    """Refuse to enumerate all 2^L label vectors when L exceeds ``max_labels`` (ConfigError)."""
+    if L > int(max_labels):
+        raise ConfigError(f"{method} enumerates all 2^L label vectors and refuses L = {L} > "
+                          f"max_labels = {max_labels} (raise max_labels to force it)")
+
+
 def all_label_vectors(L):
     """Every 0/1 vector of length L, shape (2^L, L), in binary counting order (label 0 the top bit)."""
     codes = np.arange(2 ** L)
@@ -111,9 +118,7 @@ class ProbabilisticClassifierChain(MultiLabelClassifier):
 
     def _check(self, L):
         check_Cs(self.C, self.Cs)
-        if L > int(self.max_labels):
-            raise ConfigError(f"{type(self).__name__} enumerates all 2^L label vectors and refuses "
-                              f"L = {L} > max_labels = {self.max_labels} (raise max_labels to force it)")
+        check_max_labels(type(self).__name__, L, self.max_labels)
 
     def _order(self, L, rng):
         if isinstance(self.order, str):
