@@ -45,6 +45,8 @@ Steps (names as in protocols):
 """
 from __future__ import annotations
 
+from abc import ABCMeta, abstractmethod
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -76,7 +78,7 @@ def _nonzero_counts(X):
     return np.count_nonzero(X, axis=0)
 
 
-class Step:
+class Step(metaclass=ABCMeta):
     """Base: subclasses set ``name``, ``defaults`` and implement ``fit`` / ``transform``."""
 
     name = ""
@@ -95,8 +97,9 @@ class Step:
     def fit(self, train: Dataset):
         return self
 
+    @abstractmethod
     def transform(self, ds: Dataset) -> Dataset:
-        raise NotImplementedError
+        """Implemented by each subclass."""
 
 
 class _FeatureSelector(Step):

@@ -27,8 +27,7 @@ def test_methods_json_lists_every_registered_method(capsys):
 
 def test_methods_filters_and_terminal_table(capsys):
     specs = registry.all_methods()
-    if not specs:
-        pytest.skip("no method registered yet")
+    assert specs, "no method is registered"
     family = specs[0].family
     code, out, _ = run_cli(["methods", "--family", family, "--format", "json"], capsys)
     assert code == 0 and {r["family"] for r in json.loads(out)} == {family}

@@ -20,6 +20,8 @@ Conventions (HierCost, Charuvaka & Rangwala 2015):
 """
 from __future__ import annotations
 
+from abc import ABCMeta, abstractmethod
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
@@ -77,7 +79,7 @@ def micro_f1(S_true, S_pred):
     return 1.0 if denom == 0 else 2.0 * tp / denom
 
 
-class HierarchicalClassifier(MultiLabelClassifier):
+class HierarchicalClassifier(MultiLabelClassifier, metaclass=ABCMeta):
     """Base of the family: subclasses implement ``_train`` and ``_margins`` (and may override
     ``_own_predictions`` when they do not threshold margins)."""
 
@@ -87,11 +89,13 @@ class HierarchicalClassifier(MultiLabelClassifier):
     _estimator_checks = {"params": {"rhos": (1.0,), "max_iter": 50}}
 
     # -- subclass interface ------------------------------------------------------------------
+    @abstractmethod
     def _train(self, X, S, rho, warm):
-        raise NotImplementedError
+        """Implemented by each subclass."""
 
+    @abstractmethod
     def _margins(self, model, X):
-        raise NotImplementedError
+        """Implemented by each subclass."""
 
     def _own_predictions(self, model, X, thresholds):
         M = self._margins(model, X)

@@ -9,6 +9,8 @@ state).
 """
 from __future__ import annotations
 
+from abc import ABCMeta, abstractmethod
+
 import numpy as np
 from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits
@@ -18,16 +20,18 @@ from mlbench.methods.mtl.holdout import check_fraction, holdout_parts, mean_labe
 from mlbench.methods.mtl.logistic import predict_proba
 
 
-class HoldoutMTL(MultiLabelClassifier):
+class HoldoutMTL(MultiLabelClassifier, metaclass=ABCMeta):
     """Shared ``fit``/``predict_proba``; subclasses set the grid and the single fit."""
 
     _estimator_checks = {"params": {"max_iter": 50}}
 
+    @abstractmethod
     def _grid_points(self):
-        raise NotImplementedError
+        """Implemented by each subclass."""
 
+    @abstractmethod
     def _fit_point(self, X, Y, point, state, rng):
-        raise NotImplementedError
+        """Implemented by each subclass."""
 
     def _check_params(self):
         check_fraction("validation_fraction", self.validation_fraction)
