@@ -3,11 +3,12 @@ import itertools
 
 import numpy as np
 import pytest
+import scipy.linalg
 import scipy.optimize
 
 from mlbench.errors import ConfigError
 from mlbench.methods import registry
-from mlbench.methods.mtl.imtsl import IMTSL, fit_laplacian_l1
+from mlbench.methods.mtl.imtsl import IMTSL, fit_laplacian_l1, smooth_part
 from mlbench.methods.mtl.ising import (combine_directions, neighbourhood_coefficients, signed_laplacian,
                                       stability_path, stable_edges)
 from mlbench.methods.mtl.logistic import LogisticLoss
@@ -96,25 +97,56 @@ def test_signed_laplacian_definition_and_psd():
     assert np.trace(W @ L @ W.T) == pytest.approx(direct)
 
 
-def test_eq5_solver_reaches_scipy_optimum():
+@pytest.mark.parametrize("objective, reduction, weight", [("eq8", "sum", 0.5), ("eq5", "mean", 1.0)])
+def test_eq5_solver_reaches_scipy_optimum(objective, reduction, weight):
     rng = np.random.default_rng(0)
     X = rng.standard_normal((60, 4))
-    Y = (X @ rng.standard_normal((4, 3)) > 0).astype(float)
+    Y = (X @ rng.standard_normal((4, 3)) + rng.standard_normal((60, 3)) > 0).astype(float)
     E = np.array([[0, 1, 0], [1, 0, -1], [0, -1, 0]], dtype=float)
     lap, gamma = signed_laplacian(E), 0.0
-    res = fit_laplacian_l1(X, Y, lap, gamma, max_iter=20000, tol=1e-12)
-    loss = LogisticLoss(X, Y)
+    res = fit_laplacian_l1(X, Y, lap, gamma, objective=objective, max_iter=20000, tol=1e-12)
+    loss = LogisticLoss(X, Y, reduction=reduction)
 
     def F(z):
         Wb = z.reshape(5, 3)
         f, G = loss(Wb, True)
         W = Wb[:-1]
-        G[:-1] += 2 * W @ lap
-        return f + np.trace(W @ lap @ W.T), G.ravel()
+        G[:-1] += 2 * weight * W @ lap
+        return f + weight * np.trace(W @ lap @ W.T), G.ravel()
 
     ref = scipy.optimize.minimize(F, np.zeros(15), jac=True, method="L-BFGS-B",
                                   options={"ftol": 1e-15, "gtol": 1e-12})
-    assert res.objective == pytest.approx(ref.fun, abs=1e-8)
+    assert res.objective == pytest.approx(ref.fun, rel=1e-9, abs=1e-8)
+
+
+def test_eq8_gradient_is_the_papers_eq8():
+    """Eq. 8 (sign of the loss part flipped to the loss gradient): X^T (sigmoid(XW) - Y) + W Lbar,
+    written with the block-diagonal X-bar, the permutation P and the Kronecker product."""
+    rng = np.random.default_rng(1)
+    n, d, Q = 7, 3, 4
+    X = rng.standard_normal((n, d))
+    Y = (rng.random((n, Q)) > 0.5).astype(float)
+    W = rng.standard_normal((d, Q))
+    E = np.array([[0, 1, 0, -1], [1, 0, 0, 0], [0, 0, 0, 1], [-1, 0, 1, 0]], dtype=float)
+    lap = signed_laplacian(E)
+    Xbar = scipy.linalg.block_diag(*[X] * Q)
+    vecW = W.ravel(order="F")                    # column-stacked
+    # P maps the column-stacked vec(W) to the row-stacked one: (P^T v)[q*d + j] = v[j*Q + q]
+    P = np.zeros((d * Q, d * Q))
+    for j in range(d):
+        for q in range(Q):
+            P[j * Q + q, q * d + j] = 1.0
+    row = P @ vecW
+    np.testing.assert_array_equal(row, W.ravel(order="C"))
+    eq8 = -(Xbar.T @ (Y.ravel(order="F") - 1 / (1 + np.exp(-Xbar @ vecW)))) + \
+        P.T @ np.kron(np.eye(d), lap) @ P @ vecW
+    # note (Lbar (x) I_d) on the column-stacked vec W equals P^T (I_d (x) Lbar) P on it
+    np.testing.assert_allclose(np.kron(lap, np.eye(d)) @ vecW, P.T @ np.kron(np.eye(d), lap) @ P @ vecW)
+    _, G = smooth_part(X, Y, lap, "eq8")(np.vstack([W, np.zeros(Q)]), True)
+    np.testing.assert_allclose(G[:-1].ravel(order="F"), eq8)
+    # the literal Eq. 5 scale is a different function: its gradient is not Eq. 8
+    _, G5 = smooth_part(X, Y, lap, "eq5")(np.vstack([W, np.zeros(Q)]), True)
+    assert not np.allclose(G5[:-1].ravel(order="F"), eq8)
 
 
 def toy_multilabel(n=160, seed=0):
