@@ -37,6 +37,17 @@ Steps (names as in protocols):
     Cornell ltc term weighting (HierCost, Sec. 5.1): ``(1 + ln tf)`` for nonzero term frequencies,
     times ``ln(N / df)`` with N and df counted on the training rows, then each row scaled to unit
     Euclidean norm.  Terms absent from the training rows get weight 0.
+``impute`` (``numeric``: ``mean`` | ``median``, default mean; ``nominal``: ``most_frequent``)
+    fill missing values (NaN, ARFF's ``?``) with statistics of the training rows alone, learnt by
+    scikit-learn's ``SimpleImputer``: the column mean (or median) for numeric columns, the most
+    frequent declared value for nominal ones.  A column with no observed training value is filled
+    with 0 (the first declared value for a nominal).  On CSR data the implicit zeros count as
+    observed values and only stored NaNs are filled.  Needed by the Clus HMC FunCat datasets.
+``one_hot``
+    replace each nominal column by 0/1 indicator columns of its declared values, in place: one
+    column ``name=value`` per value, or a single ``name=second value`` column for a two-valued
+    attribute.  The declared values fix the columns, so nothing is learnt from the data and every
+    part gets the same columns; a missing value (NaN) gives all zeros.
 ``terminal_labels``
     (hierarchical data) keep each example's own classes only, its most specific labels, and only
     the classes that are some training example's own class (HierCost's terminal classes T, Sec. 2);
@@ -246,6 +257,79 @@ class LTC(Step):
         return _with(ds, X=X)
 
 
+class Impute(Step):
+    name = "impute"
+    defaults = {"numeric": "mean", "nominal": "most_frequent"}
+    _strategies = {"numeric": ("mean", "median"), "nominal": ("most_frequent",)}
+
+    def __init__(self, only=None, **params):
+        super().__init__(only=only, **params)
+        for kind, allowed in self._strategies.items():
+            if self.params[kind] not in allowed:
+                raise ConfigError(f"preprocessing step 'impute': {kind} must be one of "
+                                  f"{', '.join(allowed)}, got {self.params[kind]!r}")
+
+    def fit(self, train):
+        from sklearn.impute import SimpleImputer
+
+        d = train.n_features
+        nominal = np.array(sorted(c for c in train.nominal if c < d), dtype=np.int64)
+        numeric = np.setdiff1d(np.arange(d), nominal)
+        X = sp.csr_matrix(train.X) if sp.issparse(train.X) else np.asarray(train.X, dtype=np.float64)
+        self.fill_ = np.zeros(d)
+        for cols, strategy in ((numeric, self.params["numeric"]), (nominal, self.params["nominal"])):
+            if cols.size:
+                # keep_empty_features: a column never observed in training keeps its place (fill 0)
+                imp = SimpleImputer(strategy=strategy, keep_empty_features=True).fit(X[:, cols])
+                self.fill_[cols] = imp.statistics_
+        return self
+
+    def transform(self, ds):
+        if sp.issparse(ds.X):
+            X = sp.csr_matrix(ds.X, dtype=np.float64)
+            missing = np.isnan(X.data)
+            if not missing.any():
+                return ds
+            X = X.copy()
+            X.data[missing] = self.fill_[X.indices[missing]]
+        else:
+            X = np.asarray(ds.X, dtype=np.float64)
+            rows, cols = np.nonzero(np.isnan(X))
+            if rows.size == 0:
+                return ds
+            X = np.array(X, order="C", copy=True)
+            X[rows, cols] = self.fill_[cols]
+        return _with(ds, X=X)
+
+
+class OneHot(Step):
+    name = "one_hot"
+
+    def transform(self, ds):
+        if not ds.nominal:
+            return ds
+        dense = not sp.issparse(ds.X)
+        X = np.asarray(ds.X) if dense else sp.csc_matrix(ds.X)
+        blocks, names, start = [], [], 0
+        for c in sorted(ds.nominal):
+            values = ds.nominal[c]
+            if c > start:
+                blocks.append(X[:, start:c])
+                names.extend(ds.feature_names[start:c])
+            codes = X[:, c] if dense else X[:, [c]].toarray().ravel()
+            kept = range(1, 2) if len(values) == 2 else range(len(values))
+            # NaN equals no code, so a missing value gets all zeros
+            blocks.append(np.column_stack([codes == j for j in kept]).astype(np.float64))
+            names.extend(f"{ds.feature_names[c]}={values[j]}" for j in kept)
+            start = c + 1
+        if start < X.shape[1]:
+            blocks.append(X[:, start:])
+            names.extend(ds.feature_names[start:])
+        out = (np.ascontiguousarray(np.hstack(blocks)) if dense else
+               sp.csr_matrix(sp.hstack([sp.csr_matrix(b) for b in blocks]), dtype=np.float64))
+        return _with(ds, X=out, feature_names=names, nominal={})
+
+
 class TerminalLabels(_LabelSelector):
     name = "terminal_labels"
 
@@ -266,7 +350,8 @@ class TerminalLabels(_LabelSelector):
 
 
 STEPS = {cls.name: cls for cls in (Standardize, DropRareBinaryFeatures, MinFeatureFrequency,
-                                   DropImbalancedLabels, TopKLabels, LTC, TerminalLabels)}
+                                   DropImbalancedLabels, TopKLabels, LTC, Impute, OneHot,
+                                   TerminalLabels)}
 
 
 def parse_step(spec):
@@ -326,6 +411,8 @@ class Pipeline:
             out["labels_kept"] = [int(i) for i in self.labels_kept_]
         if self.features_kept_.size != self.n_features_in_:
             out["features_dropped"] = int(self.n_features_in_ - self.features_kept_.size)
+        if self.train_.n_features != self.features_kept_.size:   # one_hot widens the matrix
+            out["n_features_encoded"] = int(self.train_.n_features)
         return out
 
 

@@ -11,7 +11,11 @@ Three schemes (``SplitScheme.scheme``):
   validation part and in the methods' seeds.
 
 Any scheme may carve a validation part out of the training rows (``validation_fraction``); a split's
-``train`` then excludes ``valid``, and ``train`` + ``valid`` is the training part.
+``train`` then excludes ``valid``, and ``train`` + ``valid`` is the training part.  Under ``given``
+with ``validation_fraction > 0``, a dataset that comes with its own valid part (the Clus HMC
+datasets' ``.valid.arff``) uses that part as ``valid`` and nothing is drawn; a dataset without one
+falls back to the random fraction of its train part.  With ``validation_fraction: 0`` a given valid
+part joins the train part.
 
 Each repeat draws from a generator seeded by SHA-256 of (seed, protocol, dataset, repeat), see
 :mod:`mlbench.experiment.seeds`, so a split never depends on run order or on which other datasets are
@@ -142,9 +146,14 @@ def _repeat_splits(dataset, scheme, protocol, seed, repeat):
             raise DataError(f"{dataset.name} has no given train/test parts; protocol {protocol!r} "
                             "needs them (split scheme 'given')")
         train = np.asarray(parts["train"], dtype=np.int64)
-        if "valid" in parts and scheme.validation_fraction == 0:
-            train = np.union1d(train, parts["valid"])
-        pairs = [(None, train, np.asarray(parts["test"], dtype=np.int64))]
+        test = np.asarray(parts["test"], dtype=np.int64)
+        given_valid = np.asarray(parts.get("valid", ()), dtype=np.int64)
+        if given_valid.size and scheme.validation_fraction > 0:
+            return [Split(split_id(scheme.scheme, repeat), repeat, None, np.sort(train), np.sort(test),
+                          np.sort(given_valid))]
+        if given_valid.size:
+            train = np.union1d(train, given_valid)
+        pairs = [(None, train, test)]
     out = []
     for fold, train, test in pairs:
         train = np.sort(np.asarray(train, dtype=np.int64))

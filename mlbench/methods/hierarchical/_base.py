@@ -15,8 +15,9 @@ Conventions (HierCost, Charuvaka & Rangwala 2015):
   example (and, our choice, for one without validation positives).
 * rho is chosen from ``rhos`` (powers of ten) by validation micro-F1 over the terminal classes
   (accuracy for single-label data), then the model is refit on training + validation (Sec. 5.3).
-  The validation part is the one the runner passes, else ``validation_fraction`` of the rows drawn
-  with ``random_state``.
+  The validation part is the one the runner passes (the dataset's given valid part when it has one,
+  see :mod:`mlbench.data.splits`), else ``validation_fraction`` of the rows drawn with
+  ``random_state``.  The SCut thresholds tuned with the chosen rho are kept for the refit model.
 """
 from __future__ import annotations
 
@@ -168,6 +169,7 @@ class HierarchicalClassifier(MultiLabelClassifier, metaclass=ABCMeta):
         self.model_ = self._train(Xall, S_all, self.rho_, warm)
         self.n_iter_ = int(self._last_iters)   # Algorithm 1's largest iteration count in the refit
         self.fit_info_ = {"rho": self.rho_, "validation_micro_f1": scores,
+                          "n_validation": 0 if n_fit is None else int(Xall.shape[0] - n_fit),
                           "n_terminal": int(self.terminal_.size), "single_label": self.single_label_}
         return self
 
