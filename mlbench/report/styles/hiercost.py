@@ -3,9 +3,12 @@ as rows, the measures (Micro-F1, Macro-F1, hF1, TE when present) as columns, the
 The control's Micro-F1 and Macro-F1 carry † (p < 0.05) or ‡ (p < 0.001) when it is significantly
 better than the strongest other method on that dataset.
 
-The paper tests per-document / per-category decisions (Yang & Liu 1999), which a results CSV does not
-hold; we use the per-dataset test across splits (paired or corrected t-test).  With the datasets'
-single given split there is nothing to test and the table says so.
+The paper tests per-document / per-category decisions (Yang & Liu 1999): Micro-F1 by the micro sign
+test, Macro-F1 by the macro t-test.  A results CSV does not hold them, so
+:func:`mlbench.stats.sign_tests.attach_yang_liu` runs both on the predictions ``mlbench run
+--save-predictions`` left in ``<results>.predictions/`` (control vs the method with the highest mean).
+A dataset without both files falls back to the per-dataset test across splits (paired or corrected
+t-test); with the datasets' single given split there is then nothing to test and the table says so.
 """
 from __future__ import annotations
 
