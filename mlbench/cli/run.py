@@ -43,7 +43,8 @@ def command(protocol, methods, datasets, repeats, seed, jobs, out, timeout, save
             executor, scheduler, max_memory, retries, quiet):
     """Run the experiment grid (datasets x methods x splits) and append to a results CSV.
 
-    A rerun of the same command skips the cells already done and retries failed ones.
+    A rerun of the same command skips the cells already done, retries failed ones and reruns
+    cells whose method parameters changed since.
 
     Example: mlbench run --protocol soshf --methods br-lr,mlknn --datasets emotions,yeast --jobs 2
 
@@ -80,7 +81,8 @@ def command(protocol, methods, datasets, repeats, seed, jobs, out, timeout, save
     try:
         report = run_experiment(proto, datasets=_names(datasets), methods=method_names, out=out,
                                 jobs=jobs, timeout=timeout, save_predictions=save_predictions,
-                                progress=progress, executor=runner_exec)
+                                progress=progress, executor=runner_exec,
+                                notice=lambda line: click.echo(line, err=True))
     except KeyboardInterrupt:
         click.echo(f"mlbench: interrupted; finished cells are in {out}; run the same command "
                    "again to resume", err=True)

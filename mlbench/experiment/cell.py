@@ -45,6 +45,18 @@ def method_seed(spec):
     return derive_seed(spec.seed, "method", spec.protocol, spec.dataset, spec.split, spec.method)
 
 
+def make_estimator(spec):
+    """The cell's estimator: its registered method with the protocol's parameters and its seed."""
+    from mlbench.methods import registry
+
+    return registry.make(spec.method_name, random_state=method_seed(spec), **spec.method_params)
+
+
+def params_json(est):
+    """The ``params`` column: ``est.get_params(deep=False)`` as JSON with sorted keys."""
+    return _json(est.get_params(deep=False))
+
+
 def base_row(spec, sha256=""):
     """The identifying part of a row (what a timeout or crash row can still say)."""
     row = {c: "" for c in COLUMNS}
@@ -155,7 +167,6 @@ def run_cell(spec, dataset):
 
 
 def _run(spec, dataset, row, extra):
-    from mlbench.methods import registry
     from mlbench.metrics import get_measure
 
     split = get_split(dataset, spec.scheme, protocol=spec.protocol, seed=spec.seed, split=spec.split)
@@ -163,8 +174,8 @@ def _run(spec, dataset, row, extra):
     test = pipe.transform(take_rows(dataset, split.test))
     extra["preprocess"] = pipe.info()
 
-    est = registry.make(spec.method_name, random_state=method_seed(spec), **spec.method_params)
-    row["params"] = _json(est.get_params(deep=False))
+    est = make_estimator(spec)
+    row["params"] = params_json(est)
     use_valid = split.valid.size > 0 and "validation" in inspect.signature(est.fit).parameters
     if use_valid:
         fit_part = pipe.transform(take_rows(dataset, split.train))

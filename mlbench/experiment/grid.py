@@ -3,11 +3,13 @@
 A cell is described completely by its spec (plain, picklable data), so any executor (the local
 forked workers, or a distributed one) can run it with :func:`mlbench.experiment.cell.run_cell` and get
 the same row.  ``CellSpec.key`` identifies a cell in the results file: (dataset, method, split,
-protocol, seed).
+protocol, seed).  ``CellSpec.params`` is the ``params`` column the cell will record (the JSON of
+its estimator's ``get_params(deep=False)``, seed included); resume compares it with the recorded
+row, so a cell whose parameters changed since it ran is run again.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from mlbench.data.splits import SplitScheme
 
@@ -27,6 +29,7 @@ class CellSpec:
     preprocess: tuple = ()
     metrics: tuple = ()
     predictions_dir: str | None = None
+    params: str = ""       # the params column this cell records ("" = not computed)
 
     @property
     def key(self):
@@ -46,16 +49,20 @@ def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=N
     """Cells in (dataset, split, method) order.
 
     ``methods`` are :class:`~mlbench.protocols.MethodEntry`; ``splits_by_dataset`` maps a dataset
-    name to its :class:`~mlbench.data.splits.Split` list.
+    name to its :class:`~mlbench.data.splits.Split` list.  Each cell's ``params`` is filled in by
+    constructing its estimator (cheap: constructors only store their arguments).
     """
+    from mlbench.experiment.cell import make_estimator, params_json
+
     cells = []
     for ds in datasets:
         for s in splits_by_dataset[ds]:
             for m in methods:
-                cells.append(CellSpec(
+                spec = CellSpec(
                     protocol=protocol.name, dataset=ds, method=m.label, method_name=m.name,
                     split=s.id, repeat=s.repeat, fold=s.fold, seed=protocol.seed,
                     scheme=protocol.split, method_params=dict(m.params),
                     preprocess=tuple(protocol.preprocess), metrics=tuple(protocol.metrics),
-                    predictions_dir=predictions_dir))
+                    predictions_dir=predictions_dir)
+                cells.append(replace(spec, params=params_json(make_estimator(spec))))
     return cells

@@ -2,8 +2,9 @@
 
 :func:`run_experiment` resolves the protocol's methods and datasets, loads each dataset once
 (``loader``, default :func:`mlbench.data.load_dataset`; injectable for tests), computes and saves its
-splits, builds the grid of cells, drops the cells that already have an ``ok`` row in the results
-file, and hands the rest to an executor (default :class:`~mlbench.experiment.executors.LocalExecutor`).
+splits, builds the grid of cells, drops the cells that already have an ``ok`` row with the same
+``params`` in the results file (a cell whose parameters changed is run again and its row replaced),
+and hands the rest to an executor (default :class:`~mlbench.experiment.executors.LocalExecutor`).
 It is the only writer of the results file: every row is appended as its cell finishes.
 
 Files beside the results ``OUT.csv``:
@@ -38,6 +39,7 @@ class RunReport:
     cells: list
     ran: int = 0
     skipped: int = 0
+    changed: int = 0       # cells run again because their recorded params differ from the grid's
     statuses: dict = field(default_factory=dict)
     skipped_datasets: dict = field(default_factory=dict)
     skipped_methods: list = field(default_factory=list)
@@ -89,16 +91,35 @@ def _default_loader(name):
     return load_dataset(name)
 
 
+def cells_to_run(cells, ok_params):
+    """The cells without an ``ok`` row of the same parameters, and how many of them have one with
+    other parameters.  ``ok_params`` is :meth:`ResultsStore.ok_params`; a recorded row without
+    params (older files) counts as done."""
+    from mlbench.experiment.store import canonical_params
+
+    todo, changed = [], 0
+    for c in cells:
+        recorded = ok_params.get(c.key)
+        if recorded is None:
+            todo.append(c)
+        elif recorded and recorded != canonical_params(c.params):
+            todo.append(c)
+            changed += 1
+    return todo, changed
+
+
 def splits_path(out, protocol, dataset, seed):
     return os.path.join(f"{out}.splits", f"{protocol}-{dataset}-seed{seed}.npz")
 
 
 def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeout=None,
-                   save_predictions=False, loader=None, executor=None, progress=None):
+                   save_predictions=False, loader=None, executor=None, progress=None,
+                   notice=None):
     """Run ``protocol``'s grid and append the rows to ``out``; return a :class:`RunReport`.
 
     ``progress`` is a callable ``(total, skipped, jobs) -> Progress``-like context manager, or None
-    for silence.  ``datasets`` None means the protocol's datasets; a dataset that cannot be loaded
+    for silence.  ``notice`` (a callable taking one line of text, or None) is told before the run
+    starts how many cells are run again because their parameters changed.  ``datasets`` None means the protocol's datasets; a dataset that cannot be loaded
     is skipped with its reason when it comes from the protocol's list, and is an error when named.
     """
     from mlbench.experiment.executors import LocalExecutor
@@ -138,9 +159,10 @@ def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeou
                         meta={"protocol": protocol.name, "dataset": name, "seed": protocol.seed,
                               "scheme": protocol.split.__dict__, "dataset_sha256": ds.sha256,
                               "n_instances": ds.n_instances})
-        done = store.done_keys()
-        todo = [c for c in cells if c.key not in done]
+        todo, report.changed = cells_to_run(cells, store.ok_params())
         report.skipped = len(cells) - len(todo)
+        if report.changed and notice is not None:
+            notice(f"{report.changed} cell(s) rerun because their parameters changed")
         store.prepare([c.key for c in todo])
         display = progress(len(todo), report.skipped, jobs) if progress else None
         if display is not None:

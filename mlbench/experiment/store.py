@@ -5,9 +5,13 @@
   at any moment loses at most the line being written.
 * On opening, a last line without its newline (the run was killed mid-write) is cut off, and lines
   whose field count does not match the header are dropped.
-* :meth:`ResultsStore.prepare` drops earlier rows of the cells about to run whose status is not
-  ``ok`` (failures are never cached, as in benchopt: a rerun retries them) and duplicate rows, by an
-  atomic rewrite, so the file keeps exactly one row per cell.
+* :meth:`ResultsStore.prepare` drops earlier rows of the cells about to run (failures are never
+  cached, as in benchopt: a rerun retries them; ``ok`` rows whose parameters changed are replaced)
+  and duplicate rows, by an atomic rewrite, so the file keeps exactly one row per cell.
+* :meth:`ResultsStore.ok_params` gives, per cell key, the ``params`` of the ``ok`` row a rerun
+  keeps, so the driver can tell a finished cell from one whose parameters changed since.  A row
+  with an empty ``params`` (files from before the column was filled) cannot be compared and counts
+  as finished.
 * New metric columns (another protocol writing to the same file) are added by an atomic rewrite
   with the union of the columns; old rows get empty values there.
 * An exclusive ``flock`` on ``<file>.lock`` refuses a second run on the same file; the kernel
@@ -18,6 +22,7 @@ from __future__ import annotations
 import csv
 import fcntl
 import io
+import json
 import math
 import os
 
@@ -52,6 +57,14 @@ def _format(value):
 def _row_key(row):
     return key_of(row.get("dataset"), row.get("method"), row.get("split"), row.get("protocol"),
                   row.get("seed"))
+
+
+def canonical_params(text):
+    """``text`` (a ``params`` cell) re-serialised with sorted keys and no layout differences."""
+    try:
+        return json.dumps(json.loads(text), sort_keys=True)
+    except (TypeError, ValueError):
+        return text or ""
 
 
 class ResultsStore:
@@ -137,17 +150,23 @@ class ResultsStore:
         """Keys of cells with a row of status ``ok``."""
         return {_row_key(r) for r in self.rows if r.get("status") == "ok"}
 
+    def ok_params(self):
+        """Key -> canonical ``params`` of the key's last ``ok`` row (the one :meth:`prepare` keeps)."""
+        return {_row_key(r): canonical_params(r.get("params", ""))
+                for r in self.rows if r.get("status") == "ok"}
+
     def prepare(self, keys_to_run):
-        """Drop rows of the cells in ``keys_to_run`` (earlier failures) and duplicate rows."""
+        """Drop every row of the cells in ``keys_to_run`` (failures, changed parameters) and keep
+        one row of every other cell: its last ``ok`` row, or its last row if none is ``ok``."""
         keys_to_run = set(keys_to_run)
-        seen, kept = set(), []
-        for row in reversed(self.rows):  # keep the last ok row of a key
+        last, last_ok = {}, {}
+        for i, row in enumerate(self.rows):
             k = _row_key(row)
-            if k in keys_to_run or k in seen:
-                continue
-            seen.add(k)
-            kept.append(row)
-        kept.reverse()
+            last[k] = i
+            if row.get("status") == "ok":
+                last_ok[k] = i
+        keep = sorted(last_ok.get(k, i) for k, i in last.items() if k not in keys_to_run)
+        kept = [self.rows[i] for i in keep]
         if len(kept) != len(self.rows):
             self.rows = kept
             self._rewrite()

@@ -1,0 +1,157 @@
+"""Resume compares a cell's parameters: a cell whose method parameters changed is run again."""
+import csv
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from mlbench.data.dataset import Dataset
+from mlbench.errors import DataError
+from mlbench.experiment import runner
+from mlbench.experiment.runner import cells_to_run, run_experiment
+from mlbench.experiment.store import ResultsStore, canonical_params
+from mlbench.methods import registry
+from mlbench.methods.base import MultiLabelClassifier
+from mlbench.protocols import load_protocol
+
+
+class Shifted(MultiLabelClassifier):
+    """Scores = per-label training frequency + ``shift`` (so a parameter change shows in results)."""
+
+    def __init__(self, *, shift=0.0, random_state=None):
+        self.shift = shift
+        self.random_state = random_state
+
+    def fit(self, X, Y):
+        X, Y = self._validate_fit(X, Y)
+        self.freq_ = Y.mean(axis=0) + self.shift
+        return self
+
+    def predict_proba(self, X):
+        X = self._validate_predict(X)
+        return np.clip(np.tile(self.freq_, (X.shape[0], 1)) + 0.1 * np.sign(X[:, :1]), 0, 1)
+
+
+def tiny(name):
+    if name != "tiny":
+        raise DataError(f"no dataset {name}")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(24, 3))
+    Y = (X[:, :2] > 0).astype(np.int8)
+    return Dataset(name, X, Y, list("abc"), ["y0", "y1"], sha256="tinysha")
+
+
+@pytest.fixture
+def shifted(monkeypatch):
+    registry.register("toy-shift-a", Shifted, family="test", paper="platform")
+    registry.register("toy-shift-b", Shifted, family="test", paper="platform")
+    monkeypatch.setattr(runner, "_default_loader", tiny)
+    yield
+    for name in ("toy-shift-a", "toy-shift-b"):
+        registry._REGISTRY.pop(name, None)
+
+
+def write_protocol(path, shift_a, shift_b=0.0):
+    path.write_text(yaml.safe_dump({
+        "name": "resume", "split": {"scheme": "holdout", "repeats": 2},
+        "metrics": ["hamming_loss", "macro_auc"], "datasets": ["tiny"],
+        "methods": [{"name": "toy-shift-a", "params": {"shift": shift_a}},
+                    {"name": "toy-shift-b", "params": {"shift": shift_b}}]}))
+    return path
+
+
+def test_changed_param_in_yaml_reruns_only_that_method(shifted, tmp_path, cli):
+    proto, out = tmp_path / "resume.yaml", tmp_path / "r.csv"
+    write_protocol(proto, shift_a=0.0)
+    code, _, err = cli(["run", "-p", proto, "-o", out, "-j", 1, "-q"])
+    assert code == 0, err
+    assert "parameters changed" not in err
+    before = pd.read_csv(out).set_index(["method", "split"]).sort_index()
+    assert len(before) == 4
+
+    write_protocol(proto, shift_a=0.5)
+    code, _, err = cli(["run", "-p", proto, "-o", out, "-j", 1, "-q"])
+    assert code == 0, err
+    assert "2 cell(s) rerun because their parameters changed" in err
+    assert "2 cell(s) run, 2 already done" in err
+    after = pd.read_csv(out).set_index(["method", "split"]).sort_index()
+    assert len(after) == 4 and (after.status == "ok").all()  # replaced, not duplicated
+    a, b = after.loc["toy-shift-a"], after.loc["toy-shift-b"]
+    assert {json.loads(p)["shift"] for p in a.params} == {0.5}
+    assert not np.allclose(a.hamming_loss, before.loc["toy-shift-a"].hamming_loss)
+    # the other method's rows are the very same rows (timings included)
+    pd.testing.assert_frame_equal(b, before.loc["toy-shift-b"])
+
+    code, _, err = cli(["run", "-p", proto, "-o", out, "-j", 1, "-q"])
+    assert code == 0 and "parameters changed" not in err and "0 cell(s) run, 4 already done" in err
+
+
+def test_other_protocol_file_with_same_name_reruns(shifted, tmp_path):
+    out = tmp_path / "r.csv"
+    first = load_protocol(str(write_protocol(tmp_path / "one.yaml", shift_a=0.0)))
+    run_experiment(first, out=out)
+    second = load_protocol(str(write_protocol(tmp_path / "two.yaml", shift_a=0.0, shift_b=0.25)))
+    notes = []
+    rep = run_experiment(second, out=out, notice=notes.append)
+    assert (rep.ran, rep.skipped, rep.changed) == (2, 2, 2)
+    assert notes == ["2 cell(s) rerun because their parameters changed"]
+    assert len(pd.read_csv(out)) == 4
+
+
+def test_rows_without_params_count_as_done(shifted, tmp_path):
+    """Results files whose ok rows have an empty params column keep working: nothing reruns."""
+    out = tmp_path / "r.csv"
+    proto = load_protocol(str(write_protocol(tmp_path / "p.yaml", shift_a=0.0)))
+    run_experiment(proto, out=out)
+    df = pd.read_csv(out, dtype=str, keep_default_na=False)
+    df["params"] = ""
+    df.to_csv(out, index=False)
+    rep = run_experiment(proto, out=out)
+    assert (rep.ran, rep.skipped, rep.changed) == (0, 4, 0)
+
+
+def test_params_layout_does_not_matter():
+    a = json.dumps({"shift": 0.5, "random_state": 3}, sort_keys=True)
+    b = '{ "random_state":3,\n"shift": 5e-1 }'
+    assert canonical_params(a) == canonical_params(b)
+    assert canonical_params("") == "" and canonical_params("not json") == "not json"
+
+
+class Cell:
+    def __init__(self, key, params):
+        self.key, self.params = key, params
+
+
+def test_cells_to_run_decisions():
+    p1, p2 = '{"shift": 0.0}', '{"shift": 1.0}'
+    cells = [Cell("new", p1), Cell("same", p1), Cell("changed", p2), Cell("legacy", p1)]
+    todo, changed = cells_to_run(cells, {"same": p1, "changed": p1, "legacy": ""})
+    assert [c.key for c in todo] == ["new", "changed"] and changed == 1
+
+
+def write_rows(path, rows):
+    cols = ["dataset", "method", "protocol", "split", "seed", "status", "params"]
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(cols)
+        for r in rows:
+            w.writerow(r)
+
+
+def test_prepare_keeps_the_last_ok_row_and_drops_rerun_cells(tmp_path):
+    out = tmp_path / "r.csv"
+    write_rows(out, [
+        ["d", "m", "p", "s1", "0", "ok", '{"x": 1}'],
+        ["d", "m", "p", "s1", "0", "error", ""],       # a later failure must not hide the ok row
+        ["d", "m", "p", "s2", "0", "ok", '{"x": 1}'],
+        ["d", "m", "p", "s2", "0", "ok", '{"x": 2}'],  # duplicate: the last ok row wins
+        ["d", "m", "p", "s3", "0", "ok", '{"x": 1}'],  # rerun: dropped
+    ])
+    with ResultsStore(out) as store:
+        assert store.ok_params()[("d", "m", "s2", "p", "0")] == '{"x": 2}'
+        store.prepare([("d", "m", "s3", "p", "0")])
+        kept = [(r["split"], r["status"], r["params"]) for r in store.rows]
+    assert kept == [("s1", "ok", '{"x": 1}'), ("s2", "ok", '{"x": 2}')]
+    assert pd.read_csv(out).split.tolist() == ["s1", "s2"]
