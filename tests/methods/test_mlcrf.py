@@ -5,6 +5,7 @@ from scipy.optimize import check_grad
 
 from mlbench.errors import MlbenchError
 from mlbench.methods import registry
+from mlbench.methods.probabilistic._logistic import DEFAULT_CS
 from mlbench.methods.probabilistic.mlcrf import PairwiseCRF, pair_index, pseudo_loglik_and_grad
 from mlbench.methods.transformation.pcc import all_label_vectors
 
@@ -48,3 +49,38 @@ def test_refuses_too_many_labels():
 
 def test_registered():
     assert registry.get("mlcrf").family == "probabilistic"
+
+
+# Mutually exclusive labels (exactly one of three is on, the argmax of a linear score of x), with
+# many noise features: the scene situation where the CRF collapsed.  Every pair never co-occurs, so
+# an unpenalised edge bias has no finite optimum, and a penalty chosen for the independent per-label
+# regressions crushes the feature weights of the pseudo-likelihood fit.
+_ex = np.random.RandomState(7)
+XE = _ex.randn(360, 40)
+YE = np.eye(3, dtype=int)[np.argmax(XE[:, :3] @ np.diag([2.0, 2.0, 2.0]) + 0.5 * _ex.randn(360, 3), axis=1)]
+
+
+def test_exclusive_labels_converge_with_finite_edge_biases():
+    m = PairwiseCRF(C=1.0).fit(XE[:240], YE[:240])
+    assert m.fit_info_["converged"]
+    assert np.all(np.isfinite(m.c_)) and np.all(m.c_ < 0) and np.abs(m.c_).max() < 20
+
+
+def test_exclusive_labels_cv_keeps_the_features():
+    m = PairwiseCRF(random_state=0).fit(XE[:240], YE[:240])
+    exact = (m.predict(XE[240:]) == YE[240:]).all(axis=1).mean()
+    assert exact > 0.7                                 # the collapsed fit predicted by the biases: ~1/3
+    assert m.fit_info_["C"] in DEFAULT_CS and len(m.fit_info_["cv_loss"]) == len(DEFAULT_CS)
+    assert -m.joint_log_proba(XE[240:], YE[240:]).mean() < np.log(3)   # better than uniform over 3
+
+
+def test_cv_is_seeded():
+    a = PairwiseCRF(random_state=3).fit(X[:120], Y[:120])
+    b = PairwiseCRF(random_state=3).fit(X[:120], Y[:120])
+    assert a.fit_info_ == b.fit_info_
+    np.testing.assert_array_equal(a.theta_, b.theta_)
+
+
+def test_bad_edge_bias_penalty():
+    with pytest.raises(MlbenchError, match="edge_bias_penalty"):
+        PairwiseCRF(C=1.0, edge_bias_penalty=0.0).fit(X, Y)
