@@ -11,7 +11,9 @@ from mlbench.methods import registry
 from mlbench.methods.mtl.imtsl import IMTSL, fit_laplacian_l1, smooth_part
 from mlbench.methods.mtl.ising import (combine_directions, neighbourhood_coefficients, signed_laplacian,
                                       stability_path, stable_edges)
+from mlbench.methods.mtl.fista import fista
 from mlbench.methods.mtl.logistic import LogisticLoss
+from mlbench.methods.mtl.prox import soft_threshold
 
 #: planted Ising couplings on 5 labels: 0-1 positive, 2-3 negative, 3-4 positive
 PLANTED = {(0, 1): 1.5, (2, 3): -1.5, (3, 4): 1.2}
@@ -208,3 +210,33 @@ def test_imtsl_bad_parameters_raise_config_error(params):
 def test_registered_with_paper_and_family():
     spec = registry.get("imtsl")
     assert spec.family == "mtl" and spec.paper == "imtsl" and len(spec.grid["lambdas"]) == 10
+
+
+def test_weighted_loss_equals_repeated_rows():
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((6, 3))
+    Y = (rng.random((6, 2)) > 0.5).astype(float)
+    c = np.array([1.0, 0.0, 3.0, 2.0, 1.0, 0.0])
+    Wb = rng.standard_normal((4, 2))
+    rep = np.repeat(np.arange(6), c.astype(int))
+    for reduction in ("sum", "mean"):
+        v, G = LogisticLoss(X, Y, reduction=reduction, weights=c[:, None])(Wb, True)
+        v_ref, G_ref = LogisticLoss(X[rep], Y[rep], reduction=reduction)(Wb, True)
+        assert v == pytest.approx(v_ref, rel=1e-12)
+        np.testing.assert_allclose(G, G_ref, rtol=1e-12, atol=1e-12)
+
+
+def test_structure_with_repeated_label_vectors_solves_each_subsample():
+    """The distinct-row shortcut (fewer distinct label vectors than subsample rows) gives each
+    subsample's own Eq. 2 solution."""
+    Y = sample_ising(400, seed=5)                 # 5 labels: at most 32 distinct rows << 200
+    subs = np.stack([np.sort(np.random.default_rng(b).choice(400, 200, replace=False)) for b in range(3)])
+    theta, _, conv = neighbourhood_coefficients(Y, [3.0], subs, max_iter=20000, tol=1e-12)
+    assert conv
+    off = ~np.eye(5, dtype=bool)
+    for b in range(3):   # reference: the plain (row by row) summed loss of the subsample, same prox
+        Yb = Y[subs[b]].astype(float)
+        loss = LogisticLoss(2 * Yb - 1, Yb, reduction="sum")
+        ref = fista(loss, lambda V, step: np.vstack([soft_threshold(V[:-1], 3.0 * step) * off, V[-1:]]),
+                    np.zeros((6, 5)), max_iter=20000, tol=1e-12)
+        np.testing.assert_allclose(theta[0, b], ref.x[:-1], atol=1e-6)

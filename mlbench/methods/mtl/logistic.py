@@ -22,15 +22,24 @@ from scipy.special import expit
 
 
 def _xt(X, R):
-    """X^T R for a 2-D (dense or sparse) or batched 3-D X."""
-    if sp.issparse(X) or X.ndim == 2:
+    """X^T R for a 2-D (dense or sparse) or batched 3-D X; a 2-D X with a batch of R is one GEMM."""
+    if sp.issparse(X) or (X.ndim == 2 and R.ndim == 2):
         return np.asarray(X.T @ R)
+    if X.ndim == 2:   # shared rows, batched R (B, n, Q): X^T [R_1 ... R_B] in one product
+        B, n, Q = R.shape
+        out = X.T @ np.moveaxis(R, 0, 1).reshape(n, B * Q)
+        return np.moveaxis(out.reshape(X.shape[1], B, Q), 1, 0)
     return np.matmul(np.swapaxes(X, -1, -2), R)
 
 
 def logits(X, Wb):
     """Z = X W + b for parameters stacked as ``Wb`` (last row: intercepts)."""
-    return np.asarray(X @ Wb[..., :-1, :]) + Wb[..., -1:, :]
+    W = Wb[..., :-1, :]
+    if W.ndim == 3 and not sp.issparse(X) and X.ndim == 2:   # shared rows: one GEMM for the batch
+        B, d, Q = W.shape
+        XW = (X @ np.moveaxis(W, 0, 1).reshape(d, B * Q)).reshape(X.shape[0], B, Q)
+        return np.moveaxis(XW, 1, 0) + Wb[..., -1:, :]
+    return np.asarray(X @ W) + Wb[..., -1:, :]
 
 
 def predict_proba(X, coef, intercept):
@@ -39,20 +48,36 @@ def predict_proba(X, coef, intercept):
 
 
 class LogisticLoss:
-    """f and grad f of the multi-task logistic loss (``reduction`` "mean": s = 1/n; "sum": s = 1)."""
+    """f and grad f of the multi-task logistic loss (``reduction`` "mean": s = 1/n; "sum": s = 1).
 
-    def __init__(self, X, Y, reduction="mean"):
+    ``weights`` (shape (..., n, 1) or (..., n, Q), optional) multiply each row's loss: a row of
+    weight c counts as c copies of it (the structure regressions use it to merge repeated label
+    vectors; the objective is unchanged).  With weights, "mean" divides by their sum.
+    """
+
+    def __init__(self, X, Y, reduction="mean", weights=None):
         self.X = X
         self.Y = np.asarray(Y, dtype=np.float64)
-        n = self.Y.shape[-2]
-        self.scale = 1.0 / n if reduction == "mean" else 1.0
+        self.weights = None if weights is None else np.asarray(weights, dtype=np.float64)
+        if reduction == "mean":
+            n = self.Y.shape[-2] if weights is None else self.weights.sum(axis=-2, keepdims=True)
+            self.scale = 1.0 / n
+        else:
+            self.scale = 1.0
+        # the per-element factor of the loss and of the residual: s (times the row weight)
+        self.factor = self.scale if self.weights is None else self.scale * self.weights
 
     def __call__(self, Wb, grad):
         Z = logits(self.X, Wb)
-        value = self.scale * float(np.sum(np.logaddexp(0.0, Z) - self.Y * Z))
+        # log(1 + e^z) = max(z, 0) + log1p(e^-|z|) and sigmoid(z) share e^-|z|: one exp per entry
+        e = np.exp(-np.abs(Z))
+        elem = np.maximum(Z, 0.0) + np.log1p(e) - self.Y * Z
+        value = float(np.sum(self.factor * elem)) if self.weights is not None else \
+            self.scale * float(np.sum(elem))
         if not grad:
             return value
-        R = self.scale * (expit(Z) - self.Y)
+        sig = np.where(Z >= 0, 1.0, e) / (1.0 + e)
+        R = self.factor * (sig - self.Y)
         G = np.empty_like(Wb)
         G[..., :-1, :] = _xt(self.X, R)
         G[..., -1, :] = R.sum(axis=-2)
