@@ -8,10 +8,8 @@ import threading
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from click.testing import CliRunner
 
 import mlbench.data.registry as reg
-from mlbench.cli import cli
 from mlbench.data import cache, load_dataset
 from mlbench.data.dataset import Dataset
 from mlbench.data.registry import DatasetEntry, FileEntry, get_entry, list_datasets
@@ -63,18 +61,6 @@ def add_toy(monkeypatch, mirror, arff=TOY_ARFF, xml=TOY_XML, pinned_arff=None):
     table["toy"] = entry
     monkeypatch.setattr(reg, "registry", lambda: table)
     return entry
-
-
-def run_cli(*args):
-    from mlbench.cli import main
-
-    result = CliRunner().invoke(cli, list(args), standalone_mode=False, catch_exceptions=True)
-    # mirror mlbench.cli.main: an MlbenchError is one line on stderr and exit status 2
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        with pytest.raises(SystemExit) as e:
-            main(list(args))
-        return e.value.code, str(result.exception)
-    return 0, result.output
 
 
 # --- registry -----------------------------------------------------------------------------
@@ -161,40 +147,40 @@ def test_mirror_base_url_download(env, monkeypatch, http_mirror):
     assert (env / "data" / "files" / HOST / "toy" / "toy.arff").read_bytes() == TOY_ARFF
 
 
-def test_download_checksum_mismatch_removes_file(env, monkeypatch, http_mirror):
+def test_download_checksum_mismatch_removes_file(env, monkeypatch, http_mirror, cli):
     add_toy(monkeypatch, env / "www", pinned_arff="1" * 64)
-    code, msg = run_cli("fetch", "toy", "--mirror", http_mirror)
+    code, _, msg = cli(["fetch", "toy", "--mirror", http_mirror])
     assert code == 2 and "checksum mismatch" in msg and "1" * 64 in msg and sha(TOY_ARFF) in msg
     assert "removed" in msg
     assert not [p for p in (env / "data").rglob("*") if p.is_file() and "toy.arff" in p.name]
 
 
 # --- CLI errors: one line, exit status 2, nothing half-written ------------------------------
-def test_cli_unknown_name(env):
-    code, msg = run_cli("info", "yeest")
+def test_cli_unknown_name(env, cli):
+    code, _, msg = cli(["info", "yeest"])
     assert code == 2 and "did you mean 'yeast'" in msg
 
 
-def test_cli_checksum_mismatch(env, monkeypatch):
+def test_cli_checksum_mismatch(env, monkeypatch, cli):
     add_toy(monkeypatch, env / "mirror", pinned_arff="0" * 64)
-    code, msg = run_cli("fetch", "toy", "--mirror", str(env / "mirror"))
+    code, _, msg = cli(["fetch", "toy", "--mirror", str(env / "mirror")])
     assert code == 2 and "checksum mismatch" in msg and "0" * 64 in msg and sha(TOY_ARFF) in msg
     assert not (env / "data" / "toy.npz").exists()
 
 
-def test_cli_stale_copy_in_data_dir_is_removed(env, monkeypatch):
+def test_cli_stale_copy_in_data_dir_is_removed(env, monkeypatch, cli):
     add_toy(monkeypatch, env / "mirror")
     stale = env / "data" / "files" / HOST / "toy" / "toy.arff"
     stale.parent.mkdir(parents=True)
     stale.write_bytes(b"corrupt")
-    code, out = run_cli("fetch", "toy", "--mirror", str(env / "mirror"))
+    code, out, _ = cli(["fetch", "toy", "--mirror", str(env / "mirror")])
     assert code == 0 and "verified" in out and not stale.exists()
 
 
-def test_cli_malformed_arff(env, monkeypatch):
+def test_cli_malformed_arff(env, monkeypatch, cli):
     bad = TOY_ARFF.replace(b"1.5,b,0,1", b"1.5,b,0")
     add_toy(monkeypatch, env / "mirror", arff=bad, pinned_arff=sha(bad))
-    code, msg = run_cli("fetch", "toy", "--mirror", str(env / "mirror"))
+    code, _, msg = cli(["fetch", "toy", "--mirror", str(env / "mirror")])
     assert code == 2 and "toy.arff:8: malformed ARFF data: expected 4 values, found 3" in msg
     assert not (env / "data" / "toy.npz").exists()
 
@@ -203,47 +189,47 @@ def test_cli_malformed_arff(env, monkeypatch):
     (b"@attribute L2", "toy.arff: truncated ARFF: no @data section"),
     (b",0,1\n2.5", "toy.arff:8: malformed ARFF data: expected 4 values, found 2"),
 ])
-def test_cli_truncated_arff(env, monkeypatch, cut, words):
+def test_cli_truncated_arff(env, monkeypatch, cut, words, cli):
     bad = TOY_ARFF[:TOY_ARFF.index(cut)]
     add_toy(monkeypatch, env / "mirror", arff=bad, pinned_arff=sha(bad))
-    code, msg = run_cli("fetch", "toy", "--mirror", str(env / "mirror"))
+    code, _, msg = cli(["fetch", "toy", "--mirror", str(env / "mirror")])
     assert code == 2 and words in msg
 
 
-def test_cli_xml_labels_missing(env, monkeypatch):
+def test_cli_xml_labels_missing(env, monkeypatch, cli):
     xml = TOY_XML.replace(b'"L2"', b'"L3"')
     entry = add_toy(monkeypatch, env / "mirror", xml=xml)
     table = reg.registry()
     table["toy"] = DatasetEntry(**{**entry.__dict__, "files": (
         entry.files[0], FileEntry("labels-xml", entry.files[1].url, sha(xml)))})
-    code, msg = run_cli("fetch", "toy", "--mirror", str(env / "mirror"))
+    code, _, msg = cli(["fetch", "toy", "--mirror", str(env / "mirror")])
     assert code == 2 and "labels missing from" in msg and "'L3'" in msg
 
 
-def test_cli_no_network_no_mirror(env, monkeypatch):
+def test_cli_no_network_no_mirror(env, monkeypatch, cli):
     monkeypatch.setattr("mlbench.data.fetch.RETRIES", 0)  # no waiting between attempts
-    code, msg = run_cli("fetch", "yeast")
+    code, _, msg = cli(["fetch", "yeast"])
     assert code == 2 and "MLBENCH_MIRROR" in msg and "cannot download" in msg
     assert not list((env / "data").rglob("*.arff"))
 
 
-def test_cli_unverified_dataset_reported(env):
-    code, out = run_cli("fetch", "mediamill")
+def test_cli_unverified_dataset_reported(env, cli):
+    code, out, _ = cli(["fetch", "mediamill"])
     assert code == 0 and "mediamill" in out and "unverified" in out
 
 
-def test_cli_info_formats(env):
-    code, out = run_cli("info", "emotions", "--format", "csv")
+def test_cli_info_formats(env, cli):
+    code, out, _ = cli(["info", "emotions", "--format", "csv"])
     assert code == 0
     header, row = out.strip().splitlines()
     assert header.startswith("name,domain,instances,features,labels,feature_type,cardinality")
     assert row.startswith("emotions,music,593,72,6,numeric,1.86")
 
 
-def test_cli_info_with_protocol(env):
+def test_cli_info_with_protocol(env, cli):
     pytest.importorskip("mlbench.protocols", reason="protocols are provided by the runner part")
     pytest.importorskip("mlbench.data.preprocess", reason="preprocessing is the runner's part")
-    code, out = run_cli("info", "emotions", "--protocol", "soshf", "--format", "json")
+    code, out, _ = cli(["info", "emotions", "--protocol", "soshf", "--format", "json"])
     assert code == 0
     import json
 

@@ -6,22 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from mlbench.cli import main
 from mlbench.report.formats import FORMATS
 from mlbench.report.styles import STYLES
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "results" / "reference" / "quick.csv"
 SIDECAR = REFERENCE.with_suffix(".csv.cmd")
-
-
-def run(argv, capsys):
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as exc:
-        code = exc.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def sidecar_command():
@@ -31,8 +21,8 @@ def sidecar_command():
     return shlex.split(lines[0])[1:]
 
 
-def test_reference_checks_against_itself(capsys):
-    code, out, err = run(["check", REFERENCE, "--against", REFERENCE], capsys)
+def test_reference_checks_against_itself(cli):
+    code, out, err = cli(["check", REFERENCE, "--against", REFERENCE])
     assert code == 0, err
     assert "0 regressions" in out
 
@@ -43,20 +33,20 @@ def test_sidecar_names_the_reference():
 
 
 @pytest.mark.parametrize("style, fmt", list(zip(STYLES, FORMATS)))
-def test_report_on_the_reference(capsys, style, fmt):
-    code, out, err = run(["report", REFERENCE, "--style", style, "--format", fmt, "--stats", "all"], capsys)
+def test_report_on_the_reference(cli, style, fmt):
+    code, out, err = cli(["report", REFERENCE, "--style", style, "--format", fmt, "--stats", "all"])
     assert code == 0, err
     assert "br-lr" in out and "mlknn" in out
 
 
 @pytest.mark.slow
 @pytest.mark.mirror
-def test_rerun_matches_reference(tmp_path, capsys):
+def test_rerun_matches_reference(tmp_path, cli):
     if not os.environ.get("MLBENCH_MIRROR"):
         pytest.skip("MLBENCH_MIRROR is not set: the reference run needs yeast and scene from the mirror")
     argv = sidecar_command()
     argv[argv.index("--out") + 1] = str(tmp_path / "quick.csv")
-    code, _, err = run(argv + ["--quiet"], capsys)
+    code, _, err = cli(argv + ["--quiet"])
     assert code == 0, err
-    code, out, err = run(["check", tmp_path / "quick.csv", "--against", REFERENCE], capsys)
+    code, out, err = cli(["check", tmp_path / "quick.csv", "--against", REFERENCE])
     assert code == 0, out + err

@@ -7,7 +7,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mlbench.cli import main
 from mlbench.errors import ConfigError
 from mlbench.experiment import runner
 from mlbench.experiment.executors import LocalExecutor
@@ -84,35 +83,26 @@ def test_supervised_child_gives_the_row_or_stops_it(toys, hog):
     assert run_supervised(spec, ds)["status"] == "error"
 
 
-def run_cli(argv, capsys):
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def test_dask_executor_without_dask_says_how_to_install(toys, tmp_path, capsys, monkeypatch):
+def test_dask_executor_without_dask_says_how_to_install(toys, tmp_path, cli, monkeypatch):
     monkeypatch.setattr(runner, "_default_loader", t.loader)
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
-    code, _, err = run_cli(["run", "-m", "toy-mean", "-d", "toy", "-o", str(tmp_path / "r.csv"),
-                            "--executor", "dask"], capsys)
+    code, _, err = cli(["run", "-m", "toy-mean", "-d", "toy", "-o", str(tmp_path / "r.csv"),
+                        "--executor", "dask"])
     assert code == 2 and "pip install 'mlbench[dask]'" in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
 
 
-def test_bad_max_memory_is_one_line_exit_2(toys, tmp_path, capsys, monkeypatch):
+def test_bad_max_memory_is_one_line_exit_2(toys, tmp_path, cli, monkeypatch):
     monkeypatch.setattr(runner, "_default_loader", t.loader)
-    code, _, err = run_cli(["run", "-m", "toy-mean", "-d", "toy", "-o", str(tmp_path / "r.csv"),
-                            "--max-memory", "lots"], capsys)
+    code, _, err = cli(["run", "-m", "toy-mean", "-d", "toy", "-o", str(tmp_path / "r.csv"),
+                        "--max-memory", "lots"])
     assert code == 2 and "--max-memory" in err and len(err.strip().splitlines()) == 1
 
 
-def test_local_executor_with_max_memory_runs_normal_cells(toys, tmp_path, capsys, monkeypatch):
+def test_local_executor_with_max_memory_runs_normal_cells(toys, tmp_path, cli, monkeypatch):
     monkeypatch.setattr(runner, "_default_loader", t.loader)
-    code, _, err = run_cli(["run", "-m", "toy-mean", "-d", "toy", "-o", str(tmp_path / "r.csv"),
-                            "--max-memory", "2GB", "-q"], capsys)
+    code, _, err = cli(["run", "-m", "toy-mean", "-d", "toy", "-o", str(tmp_path / "r.csv"),
+                        "--max-memory", "2GB", "-q"])
     assert code in (0, None), err
     assert (pd.read_csv(tmp_path / "r.csv").status == "ok").all()
 

@@ -3,17 +3,7 @@ import numpy as np
 import pytest
 import yaml
 
-from mlbench.cli import main
 from mlbench.methods.mtl import explain
-
-
-def run_cli(argv, capsys):
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 @pytest.fixture(autouse=True)
@@ -35,10 +25,10 @@ def small_protocol(tmp_path):
     return str(path)
 
 
-def test_explain_writes_png_and_lists_signed_edges(small_protocol, tmp_path, capsys):
+def test_explain_writes_png_and_lists_signed_edges(small_protocol, tmp_path, cli):
     out = tmp_path / "g.png"
-    code, stdout, err = run_cli(["explain", "imtsl", "--dataset", "emotions", "--protocol",
-                                 small_protocol, "--out", str(out)], capsys)
+    code, stdout, err = cli(["explain", "imtsl", "--dataset", "emotions", "--protocol",
+                             small_protocol, "--out", str(out)])
     assert code == 0, err
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     lines = stdout.strip().splitlines()
@@ -62,6 +52,6 @@ def test_explain_graph_matches_the_laplacian(small_protocol):
     (["explain", "br", "--dataset", "emotions"], "explain supports imtsl"),
     (["explain", "imtsl", "--dataset", "no-such-data"], "no-such-data"),
 ])
-def test_explain_bad_input_exits_2(argv, message, capsys):
-    code, _, err = run_cli(argv, capsys)
+def test_explain_bad_input_exits_2(argv, message, cli):
+    code, _, err = cli(argv)
     assert code == 2 and message in err and "Traceback" not in err

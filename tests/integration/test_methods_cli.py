@@ -1,22 +1,10 @@
 import json
 
-import pytest
-
-from mlbench.cli import main
 from mlbench.methods import registry
 
 
-def run_cli(argv, capsys):
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def test_methods_json_lists_every_registered_method(capsys):
-    code, out, _ = run_cli(["methods", "--format", "json"], capsys)
+def test_methods_json_lists_every_registered_method(cli):
+    code, out, _ = cli(["methods", "--format", "json"])
     assert code == 0
     records = json.loads(out)
     assert [r["name"] for r in records] == [s.name for s in registry.all_methods()]
@@ -25,20 +13,20 @@ def test_methods_json_lists_every_registered_method(capsys):
         assert "random_state" not in r["parameters"]
 
 
-def test_methods_filters_and_terminal_table(capsys):
+def test_methods_filters_and_terminal_table(cli):
     specs = registry.all_methods()
     assert specs, "no method is registered"
     family = specs[0].family
-    code, out, _ = run_cli(["methods", "--family", family, "--format", "json"], capsys)
+    code, out, _ = cli(["methods", "--family", family, "--format", "json"])
     assert code == 0 and {r["family"] for r in json.loads(out)} == {family}
-    code, out, _ = run_cli(["methods", "--paper", "platform", "--format", "json"], capsys)
+    code, out, _ = cli(["methods", "--paper", "platform", "--format", "json"])
     assert code == 0 and {r["paper"] for r in json.loads(out)} <= {"platform"}
-    code, out, _ = run_cli(["methods"], capsys)
+    code, out, _ = cli(["methods"])
     assert code == 0 and specs[0].name in out
 
 
-def test_methods_unknown_filter_is_one_line_exit_2(capsys):
-    code, out, err = run_cli(["methods", "--family", "no-such-family"], capsys)
+def test_methods_unknown_filter_is_one_line_exit_2(cli):
+    code, out, err = cli(["methods", "--family", "no-such-family"])
     assert code == 2 and err.startswith("mlbench: error: unknown family") and err.count("\n") == 1
-    code, _, err = run_cli(["methods", "--paper", "nobody"], capsys)
+    code, _, err = cli(["methods", "--paper", "nobody"])
     assert code == 2 and "unknown paper" in err

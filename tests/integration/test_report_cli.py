@@ -5,7 +5,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mlbench.cli import main
 
 # toy results: 3 datasets x 3 methods x 4 splits, protocol "soshf" (whose defaults the report reads)
 ROWS = [dict(dataset=d, method=m, protocol="soshf", split=f"r{s}", repeat=s, status="ok", n_train=60,
@@ -22,17 +21,8 @@ def results(tmp_path):
     return path
 
 
-def run(argv, capsys):
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as exc:
-        code = exc.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def test_defaults_come_from_the_protocol(results, capsys):
-    code, out, err = run(["report", results], capsys)
+def test_defaults_come_from_the_protocol(results, cli):
+    code, out, err = cli(["report", results])
     assert code == 0, err
     # soshf protocol: style soshf, metrics macro_f1 and macro_auc, one table each
     assert "Mean rank" in out and "Macro-F1" in out and "Macro-AUC" in out
@@ -43,20 +33,20 @@ def test_defaults_come_from_the_protocol(results, capsys):
 @pytest.mark.parametrize("style, fmt", list(zip(
     ["soshf", "mldf", "mc", "imtsl", "hiercost", "plain"],
     ["latex", "markdown", "terminal", "html", "csv", "json"])))
-def test_every_style_and_format(results, capsys, style, fmt):
-    code, out, err = run(["report", results, "--style", style, "--format", fmt, "--control", "mlknn"], capsys)
+def test_every_style_and_format(results, cli, style, fmt):
+    code, out, err = cli(["report", results, "--style", style, "--format", fmt, "--control", "mlknn"])
     assert code == 0, err
     assert out.strip()
 
 
-def test_merge_several_files_and_out(results, tmp_path, capsys):
+def test_merge_several_files_and_out(results, tmp_path, cli):
     df = pd.read_csv(results)
     a, b = tmp_path / "a.csv", tmp_path / "b.csv"
     df[df.dataset == "emotions"].to_csv(a, index=False)
     df[df.dataset != "emotions"].to_csv(b, index=False)
     out_file = tmp_path / "r.json"
-    code, _, err = run(["report", a, b, "--format", "json", "--out", out_file, "--stats", "all",
-                        "--metric", "macro_f1"], capsys)
+    code, _, err = cli(["report", a, b, "--format", "json", "--out", out_file, "--stats", "all",
+                         "--metric", "macro_f1"])
     assert code == 0, err
     doc = json.loads(out_file.read_text())
     assert doc["metrics"]["macro_f1"]["datasets"] == ["emotions", "yeast", "scene"]
@@ -64,13 +54,13 @@ def test_merge_several_files_and_out(results, tmp_path, capsys):
     assert doc["metrics"]["macro_f1"]["friedman"]["n_datasets"] == 3
 
 
-def test_cd_diagram_files(results, tmp_path, capsys):
+def test_cd_diagram_files(results, tmp_path, cli):
     png = tmp_path / "cd.png"
-    code, _, err = run(["report", results, "--cd-diagram", png, "--metric", "macro_f1"], capsys)
+    code, _, err = cli(["report", results, "--cd-diagram", png, "--metric", "macro_f1"])
     assert code == 0, err
     assert png.read_bytes()[:4] == b"\x89PNG"
     svg = tmp_path / "cd.svg"
-    code, _, err = run(["report", results, "--cd-diagram", svg, "--cd-test", "bonferroni-dunn"], capsys)
+    code, _, err = cli(["report", results, "--cd-diagram", svg, "--cd-test", "bonferroni-dunn"])
     assert code == 0, err
     assert (tmp_path / "cd-macro_f1.svg").is_file() and (tmp_path / "cd-macro_auc.svg").is_file()
 
@@ -81,45 +71,45 @@ def test_cd_diagram_files(results, tmp_path, capsys):
     (["--alpha", "2"], "--alpha must lie in (0, 1)"),
     (["--cd-diagram", "x.pdf"], "must end in .png or .svg"),
 ])
-def test_bad_options_exit_2(results, capsys, argv, message):
-    code, out, err = run(["report", results] + argv, capsys)
+def test_bad_options_exit_2(results, cli, argv, message):
+    code, out, err = cli(["report", results] + argv)
     assert code == 2
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
 
 
-def test_malformed_csv_exits_2(tmp_path, capsys):
+def test_malformed_csv_exits_2(tmp_path, cli):
     bad = tmp_path / "bad.csv"
     bad.write_text("dataset,method\nx,y\n")
-    code, _, err = run(["report", bad], capsys)
+    code, _, err = cli(["report", bad])
     assert code == 2 and "missing column split" in err and err.count("\n") == 1
 
 
-def test_one_method_exits_2(results, tmp_path, capsys):
+def test_one_method_exits_2(results, tmp_path, cli):
     one = tmp_path / "one.csv"
     df = pd.read_csv(results)
     df[df.method == "mlknn"].to_csv(one, index=False)
-    code, _, err = run(["report", one], capsys)
+    code, _, err = cli(["report", one])
     assert code == 2 and "compares methods" in err
 
 
-def test_explicit_friedman_on_one_dataset_exits_2(results, tmp_path, capsys):
+def test_explicit_friedman_on_one_dataset_exits_2(results, tmp_path, cli):
     one = tmp_path / "one.csv"
     df = pd.read_csv(results)
     df[df.dataset == "yeast"].to_csv(one, index=False)
-    code, _, err = run(["report", one, "--stats", "friedman"], capsys)
+    code, _, err = cli(["report", one, "--stats", "friedman"])
     assert code == 2 and "friedman" in err and "two datasets" in err
     # without the explicit request the per-dataset tables still print, with a note
-    code, out, err = run(["report", one, "--style", "mc", "--stats", "ttest"], capsys)
+    code, out, err = cli(["report", one, "--style", "mc", "--stats", "ttest"])
     assert code == 0, err
     assert "#win/#tie/#loss" in out
 
 
-def test_missing_results_are_listed(results, tmp_path, capsys):
+def test_missing_results_are_listed(results, tmp_path, cli):
     df = pd.read_csv(results)
     df.loc[(df.dataset == "scene") & (df.method == "rakel"), "status"] = "timeout"
     df.loc[(df.dataset == "scene") & (df.method == "rakel"), "macro_f1"] = np.nan
     path = tmp_path / "gap.csv"
     df.to_csv(path, index=False)
-    code, out, err = run(["report", path, "--style", "plain", "--metric", "macro_f1"], capsys)
+    code, out, err = cli(["report", path, "--style", "plain", "--metric", "macro_f1"])
     assert code == 0, err
     assert "missing: rakel on scene (timeout x4)" in out

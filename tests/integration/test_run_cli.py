@@ -6,22 +6,12 @@ import pandas as pd
 import pytest
 import yaml
 
-from mlbench.cli import main
 from mlbench.experiment import runner
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_run as t  # noqa: E402
 
 toys = t.toys
-
-
-def run_cli(argv, capsys):
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 @pytest.fixture
@@ -37,30 +27,30 @@ def write_protocol(tmp_path):
     return str(path)
 
 
-def test_run_command_writes_results_and_summary(toys, toy_loader, tmp_path, capsys):
+def test_run_command_writes_results_and_summary(toys, toy_loader, tmp_path, cli):
     out = tmp_path / "res.csv"
     argv = ["run", "--protocol", write_protocol(tmp_path), "--out", str(out), "--repeats", "3",
             "--seed", "5", "--methods", "toy-mean,toy-broken"]
-    code, stdout, stderr = run_cli(argv, capsys)
+    code, stdout, stderr = cli(argv)
     assert code == 0, stderr
     df = pd.read_csv(out)
     assert len(df) == 6 and set(df.seed) == {5}
     assert "mean over splits" in stdout and "toy-mean" in stdout
     assert "[6/6]" in stderr and "6 cell(s) run, 0 already done, 3 failed" in stderr
-    code, stdout, stderr = run_cli(argv + ["--quiet"], capsys)
+    code, stdout, stderr = cli(argv + ["--quiet"])
     assert code == 0 and "3 cell(s) run, 3 already done" in stderr  # only the failures again
     assert len(pd.read_csv(out)) == 6
 
 
-def test_run_command_defaults_and_out_path(toys, toy_loader, tmp_path, capsys, monkeypatch):
+def test_run_command_defaults_and_out_path(toys, toy_loader, tmp_path, cli, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    code, _, stderr = run_cli(["run", "--protocol", write_protocol(tmp_path), "-d", "toy2", "-q"], capsys)
+    code, _, stderr = cli(["run", "--protocol", write_protocol(tmp_path), "-d", "toy2", "-q"])
     assert code == 0, stderr
     df = pd.read_csv(tmp_path / "results" / "cli.csv")
     assert set(df.dataset) == {"toy2"} and len(df) == 2
 
 
-def test_run_command_bad_input_is_one_line_exit_2(toys, toy_loader, tmp_path, capsys):
+def test_run_command_bad_input_is_one_line_exit_2(toys, toy_loader, tmp_path, cli):
     proto = write_protocol(tmp_path)
     for argv, text in [
         (["run", "--protocol", "nope"], "unknown protocol"),
@@ -69,6 +59,6 @@ def test_run_command_bad_input_is_one_line_exit_2(toys, toy_loader, tmp_path, ca
         (["run", "--protocol", proto, "--jobs", "0", "-o", str(tmp_path / "x.csv")], "--jobs"),
         (["run", "--protocol", proto, "--timeout", "-1", "-o", str(tmp_path / "x.csv")], "--timeout"),
     ]:
-        code, _, err = run_cli(argv, capsys)
+        code, _, err = cli(argv)
         assert code == 2 and err.startswith("mlbench: error:") and text in err, (argv, err)
         assert err.count("\n") == 1

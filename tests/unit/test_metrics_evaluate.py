@@ -5,7 +5,6 @@ import math
 import numpy as np
 import pytest
 
-from mlbench.cli import main
 from mlbench.errors import ConfigError, MlbenchError
 from mlbench.metrics import MEASURES, MetricInputError, default_measures, evaluate, get_measure
 
@@ -97,46 +96,37 @@ def write(path, rows, header=None):
     return str(path)
 
 
-def run(capsys, *args):
-    try:
-        code = main(["evaluate", *args])
-    except SystemExit as exc:
-        code = exc.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def test_cli_json_matches_library(tmp_path, capsys):
+def test_cli_json_matches_library(tmp_path, cli):
     y = write(tmp_path / "y.csv", Y.tolist(), header=["a", "b", "c"])
     s = write(tmp_path / "s.csv", S.tolist())
-    code, out, _ = run(capsys, "--truth", y, "--scores", s, "--format", "json")
+    code, out, _ = cli(["evaluate", "--truth", y, "--scores", s, "--format", "json"])
     assert code == 0
     assert json.loads(out) == pytest.approx(evaluate(Y, scores=S))
 
 
-def test_cli_matches_columns_by_header(tmp_path, capsys):
+def test_cli_matches_columns_by_header(tmp_path, cli):
     y = write(tmp_path / "y.csv", Y.tolist(), header=["a", "b", "c"])
     s = write(tmp_path / "s.csv", S[:, [2, 0, 1]].tolist(), header=["c", "a", "b"])
-    code, out, _ = run(capsys, "--truth", y, "--scores", s, "--format", "json",
-                       "--metric", "macro_auc,one_error")
+    code, out, _ = cli(["evaluate", "--truth", y, "--scores", s, "--format", "json",
+                        "--metric", "macro_auc,one_error"])
     assert code == 0
     assert json.loads(out) == pytest.approx(evaluate(Y, scores=S, measures=["macro_auc", "one_error"]))
 
 
-def test_cli_terminal_table(tmp_path, capsys):
+def test_cli_terminal_table(tmp_path, cli):
     y = write(tmp_path / "y.csv", Y.tolist())
     p = write(tmp_path / "p.csv", Y.tolist())
     j = write(tmp_path / "j.csv", [[-0.5]] * 4)
-    code, out, _ = run(capsys, "--truth", y, "--predictions", p, "--joint", j)
+    code, out, _ = cli(["evaluate", "--truth", y, "--predictions", p, "--joint", j])
     assert code == 0
     assert "hamming_loss" in out and "0.0000" in out and "cll_loss" in out and "2.0000" in out
     assert "macro_auc" not in out
 
 
-def test_cli_json_nan_is_null(tmp_path, capsys):
+def test_cli_json_nan_is_null(tmp_path, cli):
     y = write(tmp_path / "y.csv", [[1, 0], [1, 0]])
     s = write(tmp_path / "s.csv", [[0.5, 0.5], [0.5, 0.5]])
-    code, out, _ = run(capsys, "--truth", y, "--scores", s, "--format", "json", "--metric", "macro_auc")
+    code, out, _ = cli(["evaluate", "--truth", y, "--scores", s, "--format", "json", "--metric", "macro_auc"])
     assert code == 0 and json.loads(out) == {"macro_auc": None}
 
 
@@ -151,10 +141,10 @@ def test_cli_json_nan_is_null(tmp_path, capsys):
     ([[1, 0], [0, 1]], [[0.1, 0.2, 0.3], [0.3, 0.4]], "--scores", "o.csv: .*line 2"),
     ([[1, 0], [0, 1]], [[-0.1], [0.2]], "--joint", "o.csv: line 2, column 1: a log-probability must be <= 0"),
 ])
-def test_cli_bad_input_is_one_line_exit_2(tmp_path, capsys, truth, other, flag, message):
+def test_cli_bad_input_is_one_line_exit_2(tmp_path, cli, truth, other, flag, message):
     y = write(tmp_path / "y.csv", truth)
     (tmp_path / "o.csv").write_text("\n".join(",".join(str(v) for v in row) for row in other) + "\n")
-    code, _, err = run(capsys, "--truth", y, flag, str(tmp_path / "o.csv"))
+    code, _, err = cli(["evaluate", "--truth", y, flag, str(tmp_path / "o.csv")])
     assert code == 2
     assert err.startswith("mlbench: error: ") and err.count("\n") == 1
     import re
@@ -162,22 +152,23 @@ def test_cli_bad_input_is_one_line_exit_2(tmp_path, capsys, truth, other, flag, 
     assert re.search(message, err), err
 
 
-def test_cli_missing_and_empty_files(tmp_path, capsys):
-    code, _, err = run(capsys, "--truth", str(tmp_path / "none.csv"), "--scores", str(tmp_path / "none.csv"))
+def test_cli_missing_and_empty_files(tmp_path, cli):
+    none = tmp_path / "none.csv"
+    code, _, err = cli(["evaluate", "--truth", none, "--scores", none])
     assert code == 2 and "none.csv: no such file" in err
     (tmp_path / "empty.csv").write_text("")
     empty = str(tmp_path / "empty.csv")
-    code, _, err = run(capsys, "--truth", empty, "--scores", empty)
+    code, _, err = cli(["evaluate", "--truth", empty, "--scores", empty])
     assert code == 2 and "empty.csv: empty file" in err
     y = write(tmp_path / "y.csv", [[1, 0]])
-    code, _, err = run(capsys, "--truth", y)
+    code, _, err = cli(["evaluate", "--truth", y])
     assert code == 2 and "nothing to evaluate" in err
 
 
-def test_cli_header_names_must_agree(tmp_path, capsys):
+def test_cli_header_names_must_agree(tmp_path, cli):
     y = write(tmp_path / "y.csv", [[1, 0]], header=["a", "b"])
     s = write(tmp_path / "s.csv", [[0.1, 0.2]], header=["a", "z"])
-    code, _, err = run(capsys, "--truth", y, "--scores", s)
+    code, _, err = cli(["evaluate", "--truth", y, "--scores", s])
     assert code == 2 and "no column 'b'" in err
 
 
@@ -185,8 +176,8 @@ def test_metric_input_error_is_a_user_error():
     assert issubclass(MetricInputError, MlbenchError)
 
 
-def test_cli_json_infinite_loss_is_a_string(tmp_path, capsys):
+def test_cli_json_infinite_loss_is_a_string(tmp_path, cli):
     y = write(tmp_path / "y.csv", [[1, 0], [0, 1]])
     j = write(tmp_path / "j.csv", [["-inf"], [-0.5]])
-    code, out, _ = run(capsys, "--truth", y, "--joint", j, "--format", "json")
+    code, out, _ = cli(["evaluate", "--truth", y, "--joint", j, "--format", "json"])
     assert code == 0 and json.loads(out) == {"cll_loss": "inf", "cll_loss_mean": "inf"}
