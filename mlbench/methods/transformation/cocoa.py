@@ -25,15 +25,20 @@ the training part has at least ``large_from`` (10000) rows - only those two of i
 from __future__ import annotations
 
 import numpy as np
+from scipy import sparse
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils import check_random_state
 
+from mlbench._ext import _cocoa
 from mlbench.errors import ConfigError
 from mlbench.methods.base import MultiLabelClassifier
 from mlbench.methods.registry import register
 from mlbench.methods.transformation.br import draw_seeds
 
 _GRID = np.round(np.arange(0.05, 0.951, 0.05), 2)
+#: scikit-learn draws its splitter's xorshift seed as RandomState(seed).randint(0, RAND_R_MAX)
+_RAND_R_MAX = 2147483647
+BACKENDS = ("cython", "sklearn")
 
 
 def _f1_grid_threshold(scores, y):
@@ -57,31 +62,46 @@ class _ClassProbability:
     Written out rather than with imbalanced-learn's ``BalancedBaggingClassifier`` because that
     wraps every member in a sampler pipeline whose overhead was most of COCOA's fit time (COCOA
     grows L * (K + 1) * 50 trees, 7150 on yeast).  A target that never varies gives a constant.
+
+    ``backend="cython"`` grows each member with :func:`mlbench._ext._cocoa.grow_tree`, which builds
+    the very tree scikit-learn's ``DecisionTreeClassifier(criterion="entropy", random_state=seed)``
+    builds on the same rows (node for node; see that module), several times faster; it needs the
+    default tree (no ``base_params``).  ``backend="sklearn"`` is the reference: scikit-learn trees.
+    Both give the same probabilities bit for bit (tests/methods/test_cocoa_fast.py).
     """
 
-    def __init__(self, target, c, n_estimators, seed, base_params):
+    def __init__(self, target, c, n_estimators, seed, base_params, backend="sklearn"):
         self.c = c
         self.n_estimators = n_estimators
         self.seed = seed
         self.base_params = base_params
+        self.backend = backend
         classes = np.unique(target)
         self.const = None
         if classes.size < 2:
             self.const = float(classes.size and classes[0] == c)
 
-    def fit(self, X, target):
-        if self.const is not None:
-            return self
+    def _members(self, target):
+        """(seed, rows) of every member: the balanced undersample it is grown on."""
         rng = np.random.RandomState(self.seed)
         groups = [np.flatnonzero(target == k) for k in np.unique(target)]
         m = min(g.size for g in groups)
-        self.trees_ = []
         for seed in rng.randint(np.iinfo(np.int32).max, size=self.n_estimators):
             sub = np.random.RandomState(seed)
-            rows = np.sort(np.concatenate([sub.choice(g, m, replace=False) for g in groups]))
-            tree = DecisionTreeClassifier(criterion="entropy", random_state=seed,
-                                          **(self.base_params or {}))
-            self.trees_.append(tree.fit(X[rows], target[rows]))
+            yield seed, np.sort(np.concatenate([sub.choice(g, m, replace=False) for g in groups]))
+
+    def fit(self, X, target):
+        """Grow the members on ``X`` (float64 for ``sklearn``; float32 C-order for ``cython``)."""
+        if self.const is not None:
+            return self
+        self.trees_ = []
+        for seed, rows in self._members(target):
+            if self.backend == "cython":
+                self.trees_.append(_grow_fast(X, rows, target, seed, self.c))
+            else:
+                tree = DecisionTreeClassifier(criterion="entropy", random_state=seed,
+                                              **(self.base_params or {}))
+                self.trees_.append(tree.fit(X[rows], target[rows]))
         return self
 
     def __call__(self, X):
@@ -89,10 +109,33 @@ class _ClassProbability:
             return np.full(X.shape[0], self.const)
         out = np.zeros(X.shape[0])
         for tree in self.trees_:
+            if self.backend == "cython":
+                feature, threshold, left, right, proba_c = tree
+                if proba_c is not None:
+                    out += proba_c[_cocoa.apply_tree(X, feature, threshold, left, right)]
+                continue
             classes = list(tree.classes_)
             if self.c in classes:
                 out += tree.predict_proba(X)[:, classes.index(self.c)]
         return out / len(self.trees_)
+
+
+def _grow_fast(X32, rows, target, seed, c):
+    """One member grown by the Cython builder: ``(feature, threshold, left, right, P(c) per node)``.
+
+    The rows are presorted per feature once here (``argsort`` of the member's values); the xorshift
+    seed is the one scikit-learn's splitter draws from ``RandomState(seed)``.
+    """
+    classes, codes = np.unique(target[rows], return_inverse=True)
+    Xl = np.ascontiguousarray(X32[rows].T)
+    S = np.empty((Xl.shape[0] + 1, Xl.shape[1]), dtype=np.intp)
+    S[:-1] = np.argsort(Xl, axis=1)
+    S[-1] = np.arange(Xl.shape[1])
+    state = np.random.RandomState(seed).randint(0, _RAND_R_MAX)
+    feature, threshold, left, right, value = _cocoa.grow_tree(Xl, S, codes.astype(np.intp),
+                                                              classes.size, state)
+    hit = np.flatnonzero(classes == c)
+    return feature, threshold, left, right, value[:, hit[0]] if hit.size else None
 
 
 class COCOA(MultiLabelClassifier):
@@ -105,19 +148,36 @@ class COCOA(MultiLabelClassifier):
         "tree-based scores reach exactly 0 and 1; the check wants the open interval (0, 1)"}}
 
     def __init__(self, *, n_couplings=10, n_estimators=50, large_n_estimators=None,
-                 large_from=10000, base_params=None, random_state=None):
+                 large_from=10000, base_params=None, backend="cython", random_state=None):
         self.n_couplings = n_couplings
         self.n_estimators = n_estimators
         self.large_n_estimators = large_n_estimators
         self.large_from = large_from
         self.base_params = base_params
+        self.backend = backend
         self.random_state = random_state
+
+    def _backend(self):
+        if self.backend not in BACKENDS:
+            raise ConfigError(f"backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
+        # the Cython builder replicates the default tree only; other tree settings use scikit-learn
+        return "sklearn" if self.base_params else self.backend
+
+    def _learner_input(self, X):
+        """X as the learners read it: float32 C-order dense for ``cython`` (scikit-learn's tree
+        compares float32 values too), unchanged for ``sklearn``."""
+        if self.backend_ != "cython":
+            return X
+        X = X.toarray() if sparse.issparse(X) else X
+        return np.ascontiguousarray(X, dtype=np.float32)
 
     def fit(self, X, Y):
         X, Y = self._validate_fit(X, Y)
         if int(self.n_couplings) < 0 or int(self.n_estimators) < 1:
             raise ConfigError("n_couplings must be >= 0 and n_estimators >= 1")
+        self.backend_ = self._backend()
         rng = check_random_state(self.random_state)
+        Xin = self._learner_input(X)
         L = Y.shape[1]
         K = min(L - 1, int(self.n_couplings))
         n_est = int(self.n_estimators)
@@ -131,13 +191,15 @@ class COCOA(MultiLabelClassifier):
             coupled = rng.permutation(others)[:K]
             seeds = draw_seeds(rng, K + 1)
             yj = Y[:, j].astype(int)
-            models = [_ClassProbability(yj, 1, n_est, seeds[0], self.base_params).fit(X, yj)]
+            models = [_ClassProbability(yj, 1, n_est, seeds[0], self.base_params,
+                                        self.backend_).fit(Xin, yj)]
             for s, k in zip(seeds[1:], coupled):
                 tri = np.where(yj == 1, 2, Y[:, k].astype(int))
-                models.append(_ClassProbability(tri, 2, n_est, s, self.base_params).fit(X, tri))
+                models.append(_ClassProbability(tri, 2, n_est, s, self.base_params,
+                                                self.backend_).fit(Xin, tri))
             self.couplings_.append(coupled)
             self.learners_.append(models)
-        train_scores = self._confidences(X)
+        train_scores = self._confidences(Xin)
         self.threshold_ = np.array([_f1_grid_threshold(train_scores[:, j], Y[:, j])
                                     for j in range(L)])
         return self
@@ -150,7 +212,7 @@ class COCOA(MultiLabelClassifier):
 
     def predict_proba(self, X):
         """``f_j(x)``: mean of the binary and tri-class positive probabilities, shape (n, L)."""
-        return self._confidences(self._validate_predict(X))
+        return self._confidences(self._learner_input(self._validate_predict(X)))
 
 
 register("cocoa", COCOA, family="transformation", paper="soshf",
