@@ -49,20 +49,27 @@ def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=N
     """Cells in (dataset, split, method) order.
 
     ``methods`` are :class:`~mlbench.protocols.MethodEntry`; ``splits_by_dataset`` maps a dataset
-    name to its :class:`~mlbench.data.splits.Split` list.  Each cell's ``params`` is filled in by
-    constructing its estimator (cheap: constructors only store their arguments).
+    name to its :class:`~mlbench.data.splits.Split` list.  Each cell's ``params`` is what
+    ``params_json(make_estimator(cell))`` gives; each method's estimator is built once and only its
+    ``random_state`` (the cell's seed) changes from cell to cell.
     """
-    from mlbench.experiment.cell import make_estimator, params_json
+    from mlbench.experiment.cell import _json, make_estimator, method_seed
 
+    built = {}  # method entry index -> get_params(deep=False) of its estimator
     cells = []
     for ds in datasets:
         for s in splits_by_dataset[ds]:
-            for m in methods:
+            for i, m in enumerate(methods):
                 spec = CellSpec(
                     protocol=protocol.name, dataset=ds, method=m.label, method_name=m.name,
                     split=s.id, repeat=s.repeat, fold=s.fold, seed=protocol.seed,
                     scheme=protocol.split, method_params=dict(m.params),
                     preprocess=tuple(protocol.preprocess), metrics=tuple(protocol.metrics),
                     predictions_dir=predictions_dir)
-                cells.append(replace(spec, params=params_json(make_estimator(spec))))
+                if i not in built:
+                    built[i] = make_estimator(spec).get_params(deep=False)
+                params = built[i]
+                if "random_state" in params:  # registry.make seeds exactly these estimators
+                    params = {**params, "random_state": method_seed(spec)}
+                cells.append(replace(spec, params=_json(params)))
     return cells

@@ -155,3 +155,27 @@ def test_prepare_keeps_the_last_ok_row_and_drops_rerun_cells(tmp_path):
         kept = [(r["split"], r["status"], r["params"]) for r in store.rows]
     assert kept == [("s1", "ok", '{"x": 1}'), ("s2", "ok", '{"x": 2}')]
     assert pd.read_csv(out).split.tolist() == ["s1", "s2"]
+
+
+def test_grid_params_equal_what_every_registered_method_records():
+    """build_grid builds each estimator once; its params must still be the cell's own."""
+    from types import SimpleNamespace
+
+    from mlbench.experiment.cell import make_estimator, params_json
+    from mlbench.experiment.grid import build_grid
+    from mlbench.protocols import MethodEntry, parse_protocol
+
+    registry.discover()
+    proto = parse_protocol({"name": "g", "split": {"scheme": "holdout", "repeats": 2},
+                            "metrics": ["hamming_loss"], "datasets": ["d"]})
+    splits = [SimpleNamespace(id=f"holdout-r0{i}", repeat=i, fold=None) for i in range(2)]
+    entries = [MethodEntry(s.name) for s in registry.all_methods()]
+    cells = build_grid(proto, ["d"], entries, {"d": splits})
+    assert len(cells) == 2 * len(entries) > 2
+    for c in cells:
+        assert c.params == params_json(make_estimator(c)), c.method
+    seeds = {}  # method -> its random_state in each split
+    for c in cells:
+        if "random_state" in json.loads(c.params):
+            seeds.setdefault(c.method, set()).add(json.loads(c.params)["random_state"])
+    assert seeds and all(len(v) == 2 for v in seeds.values())
