@@ -1,0 +1,105 @@
+"""COCOA's Cython tree builder grows scikit-learn's entropy trees node for node; both backends agree."""
+import os
+
+import numpy as np
+import pytest
+from scipy import sparse
+from sklearn.datasets import make_multilabel_classification
+from sklearn.tree import DecisionTreeClassifier
+
+from mlbench._ext._cocoa import apply_tree
+from mlbench.errors import ConfigError
+from mlbench.methods.transformation.cocoa import COCOA, _grow_fast
+
+X, Y = make_multilabel_classification(n_samples=160, n_features=8, n_classes=5, random_state=2)
+X = (X - X.mean(0)) / X.std(0)
+
+
+def _cases():
+    """Small problems of every kind the builder must handle: continuous values, heavy ties,
+    mostly-zero columns (constant in many nodes), two and three classes, a few rows."""
+    rng = np.random.RandomState(0)
+    out = []
+    for i in range(24):
+        n, p, C = rng.randint(4, 160), rng.randint(1, 12), 2 + i % 2
+        kind = i % 3
+        if kind == 0:
+            A = rng.randn(n, p)
+        elif kind == 1:
+            A = rng.randint(0, 3, size=(n, p)).astype(float)
+        else:
+            A = (rng.rand(n, p) < 0.15) * rng.randn(1, p)
+        y = rng.randint(0, C, n)
+        y[:C] = np.arange(C)
+        out.append((A, y))
+    return out
+
+
+@pytest.mark.parametrize("case", range(24))
+def test_grow_tree_equals_sklearn_node_for_node(case):
+    A, y = _cases()[case]
+    A32 = np.ascontiguousarray(A, dtype=np.float32)
+    rows = np.arange(len(y))
+    for seed in (0, 7, 123456):
+        ref = DecisionTreeClassifier(criterion="entropy", random_state=seed).fit(A, y).tree_
+        feature, threshold, left, right, proba = _grow_fast(A32, rows, y, seed, c=1)
+        assert ref.node_count == len(feature)
+        np.testing.assert_array_equal(ref.children_left, left)
+        np.testing.assert_array_equal(ref.children_right, right)
+        inner = left != -1
+        np.testing.assert_array_equal(ref.feature[inner], feature[inner])
+        np.testing.assert_array_equal(ref.threshold[inner], threshold[inner])
+        np.testing.assert_array_equal(ref.value[:, 0, 1], proba)
+        np.testing.assert_array_equal(ref.apply(A32), apply_tree(A32, feature, threshold, left, right))
+
+
+def test_grow_tree_on_a_row_subset_sees_only_those_rows():
+    rows = np.arange(0, 160, 3)
+    y = Y[:, 0]
+    ref = DecisionTreeClassifier(criterion="entropy", random_state=5).fit(X[rows], y[rows]).tree_
+    feature, threshold, left, right, proba = _grow_fast(X.astype(np.float32), rows, y, 5, c=1)
+    np.testing.assert_array_equal(ref.threshold, np.where(left == -1, -2.0, threshold))
+    np.testing.assert_array_equal(ref.value[:, 0, 1], proba)
+
+
+@pytest.mark.parametrize("as_sparse", [False, True])
+def test_backends_give_identical_scores_thresholds_and_predictions(as_sparse):
+    Xa = sparse.csr_matrix(X) if as_sparse else X
+    kw = dict(n_estimators=4, n_couplings=3, random_state=11)
+    ref = COCOA(backend="sklearn", **kw).fit(Xa[:110], Y[:110])
+    fast = COCOA(backend="cython", **kw).fit(Xa[:110], Y[:110])
+    np.testing.assert_array_equal(ref.threshold_, fast.threshold_)
+    np.testing.assert_array_equal(ref.predict_proba(Xa[110:]), fast.predict_proba(Xa[110:]))
+    np.testing.assert_array_equal(ref.predict(Xa[110:]), fast.predict(Xa[110:]))
+    for a, b in zip(ref.couplings_, fast.couplings_):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_base_params_fall_back_to_sklearn_trees_and_bad_backend_is_config_error():
+    m = COCOA(n_estimators=2, n_couplings=1, base_params={"max_depth": 2}, random_state=0)
+    assert m.fit(X, Y).backend_ == "sklearn"
+    assert all(t.get_depth() <= 2 for t in m.learners_[0][0].trees_)
+    with pytest.raises(ConfigError):
+        COCOA(backend="java").fit(X, Y)
+
+
+@pytest.mark.slow
+@pytest.mark.mirror
+def test_backends_agree_on_yeast_split():
+    if not os.environ.get("MLBENCH_MIRROR"):
+        pytest.skip("MLBENCH_MIRROR is not set (the dataset mirror, e.g. ../shared/datasets)")
+    from mlbench.data.load import load_dataset
+    from mlbench.data.preprocess import Pipeline, take_rows
+    from mlbench.data.splits import make_splits
+    from mlbench.protocols import load_protocol
+
+    protocol = load_protocol("soshf")
+    ds = load_dataset("yeast")
+    split = make_splits(ds, protocol.split, protocol=protocol.name, seed=protocol.seed)[0]
+    pipe = Pipeline(protocol.preprocess).fit(take_rows(ds, split.training_part))
+    test = pipe.transform(take_rows(ds, split.test))
+    kw = dict(n_estimators=2, n_couplings=2, random_state=3)
+    ref = COCOA(backend="sklearn", **kw).fit(pipe.train_.X, pipe.train_.Y)
+    fast = COCOA(backend="cython", **kw).fit(pipe.train_.X, pipe.train_.Y)
+    np.testing.assert_array_equal(ref.predict_proba(test.X), fast.predict_proba(test.X))
+    np.testing.assert_array_equal(ref.threshold_, fast.threshold_)
