@@ -240,3 +240,28 @@ def test_structure_with_repeated_label_vectors_solves_each_subsample():
         ref = fista(loss, lambda V, step: np.vstack([soft_threshold(V[:-1], 3.0 * step) * off, V[-1:]]),
                     np.zeros((6, 5)), max_iter=20000, tol=1e-12)
         np.testing.assert_allclose(theta[0, b], ref.x[:-1], atol=1e-6)
+
+
+def test_protocol_runs_the_malsar_forms_and_the_eq8_scale():
+    from mlbench.protocols import load_protocol
+    methods = {m.id if getattr(m, "id", None) else m.name: m for m in load_protocol("imtsl").methods}
+    assert methods["mtl-feat"].params.get("variant") == "l21"       # MALSAR Logistic_L21
+    assert methods["imtsl"].params.get("objective", "eq8") == "eq8"
+    assert IMTSL().objective == "eq8"
+
+
+def test_eq8_scale_keeps_l1_and_graph_active_where_eq5_empties_w():
+    """On the paper's grid, gamma = 5/9 already zeroes W at the literal Eq. 5 scale; at Eq. 8's, even
+    gamma = 5 keeps the informative inputs, and the graph term moves the solution."""
+    X, Y = toy_multilabel(200)
+    X = np.hstack([X, np.random.default_rng(9).standard_normal((200, 6))])   # 6 irrelevant inputs
+    X = (X - X.mean(0)) / X.std(0)
+    lap = signed_laplacian(np.array([[0, 1, -1, 0], [1, 0, -1, 0], [-1, -1, 0, 0], [0, 0, 0, 0]], float))
+    g = 5.0 / 9.0          # the grid's smallest positive value
+    W5 = fit_laplacian_l1(X, Y, lap, g, objective="eq5", max_iter=3000, tol=1e-9).x[:-1]
+    g = 5.0                # the grid's largest value
+    W8 = fit_laplacian_l1(X, Y, lap, g, objective="eq8", max_iter=3000, tol=1e-9).x[:-1]
+    W8_free = fit_laplacian_l1(X, Y, np.zeros((4, 4)), g, objective="eq8", max_iter=3000, tol=1e-9).x[:-1]
+    assert np.all(W5 == 0)
+    assert 0 < np.mean(W8 == 0) < 1                      # l1 active: some, not all, entries zero
+    assert np.abs(W8 - W8_free).max() > 1e-3             # the graph term changes the solution
