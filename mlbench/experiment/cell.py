@@ -12,6 +12,10 @@ keyword, the method is fitted as ``fit(X_train, Y_train, validation=(X_valid, Y_
 it is fitted on the whole training part (train + valid).  A dataset's hierarchy is passed as
 ``fit(..., hierarchy=...)`` to estimators whose ``fit`` takes that keyword.
 
+Per-measure outputs: an estimator with ``measure_outputs(X)`` returning ``{measure name: {"predictions":
+..., "scores": ...}}`` has those measures computed from its own arrays instead of the common
+``predict`` / ``predict_proba`` (MLDF grows one cascade per measure in one fit).
+
 Peak memory (``peak_memory_mb``): the growth of the process's peak resident set during the cell.
 On Linux the kernel's peak counter is reset first (``/proc/self/clear_refs``, value 5), so the figure
 is ``VmHWM`` at the end minus ``VmRSS`` at the start; it counts every allocation (NumPy, BLAS, C
@@ -199,12 +203,14 @@ def _run(spec, dataset, row, extra):
     joint = None
     if any(m.needs == "joint" for m in measures) and hasattr(est, "joint_log_proba"):
         joint = np.asarray(est.joint_log_proba(test.X, test.Y), dtype=np.float64)
+    # a method holding one model per measure (MLDF's ``mldf``) gives each measure its own outputs
+    own = est.measure_outputs(test.X) if hasattr(est, "measure_outputs") else {}
     row["predict_seconds"] = round(time.perf_counter() - t0, 6)
 
     inputs = {"predictions": pred, "scores": scores, "joint": joint, "hierarchy": pred}
     problems = {}
     for m in measures:
-        value = inputs[m.needs]
+        value = own.get(m.name, {}).get(m.needs, inputs[m.needs])
         if value is None:
             problems[m.name] = f"the method gives no {m.needs}"
             continue

@@ -18,6 +18,12 @@ and predict times are the sums over the distinct sources (the cost of the whole 
 and ``extra`` records the sources and, where the source logged one, its number of layers.
 :func:`apply` does this on a loaded :class:`~mlbench.report.results.Results` and drops the source
 rows, so a report shows one column for the combined method.
+
+A method can also hold one model per measure itself (``mldf``: MLDF's six cascades grown in one fit;
+the runner computes each measure from its own cascade and the row's ``extra.layers`` maps each
+measure to the layers kept).  :func:`note_per_measure` says so in the report's notes, with the mean
+number of layers kept per measure and dataset, so the table's caption states where each measure
+comes from in both layouts.
 """
 from __future__ import annotations
 
@@ -98,6 +104,33 @@ def combine(frame, name, mapping, metrics=()):
     return out.reset_index()[list(frame.columns)]
 
 
+def _layers_by_measure(extra):
+    try:
+        layers = json.loads(extra).get("layers") if isinstance(extra, str) and extra else None
+    except (ValueError, AttributeError):
+        return None
+    return layers if isinstance(layers, dict) and layers else None
+
+
+def note_per_measure(results):
+    """Notes for methods whose rows hold one model per measure (``extra.layers`` is a mapping)."""
+    frame = results.frame
+    if "extra" not in frame.columns or frame.empty:
+        return results
+    layers = frame["extra"].map(_layers_by_measure)
+    rows = frame[layers.notna()]
+    for method in dict.fromkeys(rows["method"]):
+        parts = []
+        for dataset in dict.fromkeys(rows.loc[rows["method"] == method, "dataset"]):
+            sel = layers[(frame["method"] == method) & (frame["dataset"] == dataset)].dropna()
+            table = pd.DataFrame(list(sel)).apply(pd.to_numeric, errors="coerce")
+            means = ", ".join(f"{m} {v:.1f}" for m, v in table.mean().items() if np.isfinite(v))
+            parts.append(f"{dataset}: {means}")
+        results.notes.append(f"{method}: each measure is reported from the model grown for it in "
+                             f"the same fit; layers kept (mean over splits) {'; '.join(parts)}")
+    return results
+
+
 def apply(results, measure_from=None):
     """Replace the source methods' rows of a loaded ``Results`` by the combined methods' rows.
 
@@ -113,6 +146,7 @@ def apply(results, measure_from=None):
                 measure_from = load_protocol(results.protocol).measure_from
             except ConfigError:
                 measure_from = {}
+    note_per_measure(results)
     if not measure_from:
         return results
     frame, failures = results.frame, results.failures

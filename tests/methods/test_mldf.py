@@ -5,7 +5,7 @@ from sklearn.datasets import make_multilabel_classification
 
 from mlbench.errors import ConfigError
 from mlbench.methods import registry
-from mlbench.methods.trees.mldf import MLDF, reuse
+from mlbench.methods.trees.mldf import MLDF, MultiMeasureMLDF, reuse
 from mlbench.methods.trees.mldf_measures import aggregate, is_better, per_unit, worse_mask
 from mlbench.metrics import get_measure
 
@@ -115,3 +115,45 @@ def test_sparse_input():
     import scipy.sparse as sp
     est = MLDF(random_state=0, max_layers=2, **SMALL).fit(sp.csr_matrix(X), Y)
     np.testing.assert_allclose(est.predict_proba(sp.csr_matrix(X)), est.predict_proba(X))
+
+
+ALL_SIX = ["hamming_loss", "one_error", "coverage", "ranking_loss", "average_precision",
+           "macro_auc"]
+
+
+def test_multi_measure_fit_equals_separate_fits_with_the_same_seed():
+    kw = dict(random_state=4, max_layers=7, **SMALL)
+    multi = MultiMeasureMLDF(measures=ALL_SIX, **kw).fit(X, Y)
+    Xt = X[::-1] + 0.05
+    own = multi.measure_outputs(Xt)
+    separate_fits = 0
+    for measure in ALL_SIX:
+        single = MLDF(measure=measure, **kw).fit(X, Y)
+        column = "coverage_normalized" if measure == "coverage" else measure
+        P = single.predict_proba(Xt)
+        np.testing.assert_array_equal(own[column]["scores"], P)
+        np.testing.assert_array_equal(own[column]["predictions"], single.predict(Xt))
+        assert multi.fit_info_["layers"][column] == single.fit_info_["layers"]
+        assert multi.fit_info_["train_measure"][column] == single.fit_info_["train_measure"]
+        separate_fits += single.fit_info_["layers_grown"]
+    np.testing.assert_array_equal(multi.predict_proba(Xt), own["hamming_loss"]["scores"])
+    np.testing.assert_array_equal(own["coverage"]["scores"], own["coverage_normalized"]["scores"])
+    # layers 1-3 are computed once for all six measures (every branch grows at least 4 layers)
+    info = multi.fit_info_
+    assert info["layer_fits_separate"] == separate_fits
+    assert info["layer_fits"] <= separate_fits - 3 * (len(ALL_SIX) - 1)
+    first = [multi.branches_[m][0]["forests"] for m in ALL_SIX]
+    assert all(f is first[0] for f in first)  # the kept layer 1 is refit once and shared
+
+
+def test_multi_measure_without_reuse_shares_every_layer():
+    kw = dict(random_state=1, max_layers=5, feature_reuse=False, **SMALL)
+    multi = MultiMeasureMLDF(measures=["ranking_loss", "macro_auc"], **kw).fit(X, Y)
+    assert multi.fit_info_["layer_fits"] == max(multi.fit_info_["layers_grown"].values())
+
+
+def test_multi_measure_bad_measures_are_config_errors():
+    with pytest.raises(ConfigError):
+        MultiMeasureMLDF(measures=["f1"]).fit(X, Y)
+    with pytest.raises(ConfigError):
+        MultiMeasureMLDF(measures=[]).fit(X, Y)

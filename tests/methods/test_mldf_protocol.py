@@ -64,10 +64,59 @@ def test_parse_rejects_unknown_metric_method_and_clash():
                         "metrics": METRICS, "methods": labels, "measure_from": ["m-hl"]})
 
 
-def test_shipped_mldf_protocol_reports_each_measure_from_its_variant():
+def test_shipped_mldf_protocol_fits_one_multi_measure_model_per_split():
     p = load_protocol("mldf")
     p.check_names()
-    mapping = p.measure_from["mldf"]
-    assert set(mapping) == set(p.metrics)
-    assert mapping["coverage_normalized"] == "mldf-cov" and mapping["macro_auc"] == "mldf-auc"
-    assert p.control == "mldf"
+    assert p.measure_from == {} and p.control == "mldf"
+    (entry,) = [e for e in p.methods if e.label == "mldf"]
+    from mlbench.methods import registry
+    est = registry.make(entry.name, **entry.params)
+    measures = {"coverage" if m == "coverage_normalized" else m for m in p.metrics}
+    assert set(est.measures) == measures
+
+
+def test_note_names_the_per_measure_layers():
+    frame = pd.DataFrame([dict(protocol="p", dataset="d", method="m", split=s, status="ok",
+                               extra=json.dumps({"layers": {"hamming_loss": 2 + s,
+                                                            "ranking_loss": 5}}))
+                          for s in (0, 1)])
+    res = SimpleNamespace(frame=frame, failures=pd.DataFrame(columns=["method"]), metrics=METRICS,
+                          protocol=None, notes=[])
+    apply(res)
+    assert len(res.notes) == 1
+    assert "m: each measure is reported from the model grown for it" in res.notes[0]
+    assert "d: hamming_loss 2.5, ranking_loss 5.0" in res.notes[0]
+
+
+def test_cell_computes_each_measure_from_its_own_cascade():
+    from mlbench.data.dataset import Dataset
+    from mlbench.data.splits import SplitScheme, get_split
+    from mlbench.experiment.cell import method_seed, run_cell
+    from mlbench.experiment.grid import CellSpec
+    from mlbench.methods.trees.mldf import MLDF
+    from mlbench.metrics import get_measure
+    from sklearn.datasets import make_multilabel_classification
+
+    X, Y = make_multilabel_classification(n_samples=80, n_features=6, n_classes=4, n_labels=2,
+                                          random_state=3)
+    ds = Dataset("toy", X.astype(float), Y.astype(np.int8), [f"x{i}" for i in range(6)],
+                 [f"y{j}" for j in range(4)], sha256="toy")
+    small = dict(max_layers=5, n_folds=3, n_estimators_start=4, n_estimators_step=2,
+                 n_estimators_max=6)
+    metrics = ("hamming_loss", "one_error", "coverage_normalized", "ranking_loss",
+               "average_precision", "macro_auc")
+    scheme = SplitScheme(scheme="holdout", train_fraction=0.5, repeats=1)
+    spec = CellSpec(protocol="mldf", dataset="toy", method="mldf", method_name="mldf",
+                    split="holdout-r00", repeat=0, fold=None, seed=0, scheme=scheme,
+                    method_params=small, metrics=metrics)
+    row = run_cell(spec, ds)
+    assert row["status"] == "ok", row["error"]
+    split = get_split(ds, scheme, protocol="mldf", seed=0, split="holdout-r00")
+    tr, te = split.training_part, split.test
+    for metric in metrics:
+        measure = "coverage" if metric == "coverage_normalized" else metric
+        est = MLDF(measure=measure, random_state=method_seed(spec), **small).fit(X[tr], Y[tr])
+        m = get_measure(metric)
+        out = est.predict(X[te]) if m.needs == "predictions" else est.predict_proba(X[te])
+        assert row[metric] == pytest.approx(m(Y[te], out), abs=1e-12)
+        assert json.loads(row["extra"])["layers"][metric] == est.fit_info_["layers"]

@@ -26,6 +26,10 @@ The prediction is G^L (per-label probabilities); ``predict`` keeps the labels wi
 of Table 2's hamming-loss confidence; a tie at exactly 0.5 is negative).  ``fit_info_``
 records ``layers`` (L, the number of layers kept), ``layers_grown`` and the training measure per layer.
 Sparse input is densified (the cascade concatenates dense representations to it).
+
+``mldf`` (:class:`MultiMeasureMLDF`) grows the cascades of several measures in one fit, sharing the
+layers they have in common (``mldf_cascade.py``); each branch equals the single-measure fit with the
+same ``random_state``.  The runner reports each measure from its branch (``measure_outputs``).
 """
 from __future__ import annotations
 
@@ -38,9 +42,9 @@ from sklearn.utils.validation import check_is_fitted
 from mlbench.errors import ConfigError
 from mlbench.methods.base import MultiLabelClassifier
 from mlbench.methods.registry import register
-from mlbench.methods.trees.mldf_confidence import (MEASURE_AXIS, check_measure, log_confidence,
-                                                   log_mean)
-from mlbench.methods.trees.mldf_measures import aggregate, is_better, per_unit, worse_mask
+from mlbench.methods.trees import mldf_cascade
+from mlbench.methods.trees.mldf_cascade import reuse  # noqa: F401  (Algorithm 1, public here)
+from mlbench.methods.trees.mldf_confidence import check_measure
 from mlbench.methods.trees.pct import fit_forest, forest_proba, make_forest
 
 #: forest pairs of one layer: (split heuristic, randomisation) of each forest
@@ -49,67 +53,24 @@ BLOCKS = {
     "c45": (("entropy", "rf"), ("entropy", "erf")),
 }
 
-_SEED_MAX = np.iinfo(np.int32).max
+#: MLDF measure -> the results columns (mlbench.metrics names) that are that measure
+METRIC_COLUMNS = {"hamming_loss": ("hamming_loss",), "one_error": ("one_error",),
+                  "coverage": ("coverage_normalized", "coverage"),
+                  "ranking_loss": ("ranking_loss",), "average_precision": ("average_precision",),
+                  "macro_auc": ("macro_auc",)}
+
+_ESTIMATOR_CHECKS = {
+    "params": {"max_layers": 2, "n_folds": 2, "n_estimators_start": 3, "n_estimators_step": 1,
+               "n_estimators_max": 4},
+    "xfail": {"check_classifiers_multilabel_output_format_predict_proba":
+              "forest probabilities reach exactly 0 and 1; the check wants the open interval "
+              "(0, 1)"}}
 
 
-def reuse(H, G_prev, log_alpha, log_theta, measure):
-    """Algorithm 1: G = H with the columns/rows whose confidence is below theta taken from G_prev."""
-    measure = check_measure(measure)
-    G = H.copy()
-    if G_prev is None or not np.isfinite(log_theta):
-        return G
-    low = log_alpha < log_theta
-    if MEASURE_AXIS[measure] == "label":
-        G[:, low] = G_prev[:, low]
-    else:
-        G[low] = G_prev[low]
-    return G
+class _Cascade(MultiLabelClassifier):
+    """What the single- and multi-measure MLDF share: layer sizes, forests, out-of-fold H^t."""
 
-
-class MLDF(MultiLabelClassifier):
-    """Multi-Label Deep Forest optimising ``measure`` (see the module docstring for the algorithm).
-
-    Parameters
-    ----------
-    measure : the measure the layer growth and feature reuse aim at: ``hamming_loss``,
-        ``one_error``, ``coverage``, ``ranking_loss``, ``average_precision`` or ``macro_auc``.
-    block : ``"pct"`` (RF-PCT + ERF-PCT per layer) or ``"c45"`` (RFML-C4.5 + ERFML-C4.5).
-    max_layers : T (20).  patience : layers without improvement before stopping (3).
-    n_folds : folds of the out-of-fold representation (5).
-    n_estimators_start, n_estimators_step, n_estimators_max : trees per forest (40, +20, <= 100).
-    max_depth_start, max_depth_step : tree depth limit (3, +3 per layer).
-    feature_reuse : apply Algorithms 1-2 (True) or keep theta = 0 in every layer (False).
-    n_jobs : threads of each scikit-learn forest.
-    """
-
-    _estimator_checks = {
-        "params": {"max_layers": 2, "n_folds": 2, "n_estimators_start": 3, "n_estimators_step": 1,
-                   "n_estimators_max": 4},
-        "xfail": {"check_classifiers_multilabel_output_format_predict_proba":
-                  "forest probabilities reach exactly 0 and 1; the check wants the open interval "
-                  "(0, 1)"}}
-
-    def __init__(self, *, measure="hamming_loss", block="pct", max_layers=20, patience=3,
-                 n_folds=5, n_estimators_start=40, n_estimators_step=20, n_estimators_max=100,
-                 max_depth_start=3, max_depth_step=3, feature_reuse=True, n_jobs=1,
-                 random_state=None):
-        self.measure = measure
-        self.block = block
-        self.max_layers = max_layers
-        self.patience = patience
-        self.n_folds = n_folds
-        self.n_estimators_start = n_estimators_start
-        self.n_estimators_step = n_estimators_step
-        self.n_estimators_max = n_estimators_max
-        self.max_depth_start = max_depth_start
-        self.max_depth_step = max_depth_step
-        self.feature_reuse = feature_reuse
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-
-    # -- configuration ------------------------------------------------------------------------
     def _check_params(self, n_samples):
-        self.measure_ = check_measure(self.measure)
         if self.block not in BLOCKS:
             raise ConfigError(f"unknown MLDF block {self.block!r}; choose one of "
                               f"{', '.join(BLOCKS)}")
@@ -129,6 +90,9 @@ class MLDF(MultiLabelClassifier):
                     self.n_estimators_max)
         return int(n_est), int(self.max_depth_start + self.max_depth_step * (t - 1))
 
+    def _n_forests(self):
+        return len(BLOCKS[self.block])
+
     def _forests(self, t, seeds):
         n_est, depth = self._layer_size(t)
         return [make_forest(split, rnd, n_estimators=n_est, max_depth=depth, n_jobs=self.n_jobs,
@@ -143,56 +107,76 @@ class MLDF(MultiLabelClassifier):
             for forest in self._forests(t, seeds):
                 fit_forest(forest, Z[train], Y[train])
                 H[held] += forest_proba(forest, Z[held])
-        return H / len(BLOCKS[self.block])
+        return H / self._n_forests()
 
-    # -- Algorithm 3 ----------------------------------------------------------------------------
-    def fit(self, X, Y):
-        X, Y = self._validate_fit(X, Y)
+    def _grow(self, X, Y, measures):
+        """Algorithm 3 for ``measures`` and the refit of the kept layers; sets ``branches_``."""
         if sp.issparse(X):
             X = X.toarray()
         self._check_params(X.shape[0])
         rng = check_random_state(self.random_state)
-        measure = self.measure_
+        branches, nodes = mldf_cascade.grow(self, X, Y, measures, rng)
+        layers = mldf_cascade.refit(self, X, Y, branches, nodes)
+        self.branches_ = {b.measure: lay for b, lay in zip(branches, layers)}
+        self.n_layer_fits_ = len(nodes)
+        return branches
 
-        inputs, seeds, thetas, perf = [], [], [], []
-        G_prev = m_prev = None
-        best, best_t = np.nan, 0
-        for t in range(1, int(self.max_layers) + 1):
-            layer_seeds = rng.randint(_SEED_MAX, size=len(BLOCKS[self.block]) + 1)
-            Z = X if G_prev is None else np.hstack([X, G_prev])
-            H = self._out_of_fold(Z, Y, t, layer_seeds[:-1], layer_seeds[-1])
-            m_now = per_unit(H, Y, measure)
-            log_alpha = log_confidence(H, measure)
-            log_theta = -np.inf
-            if self.feature_reuse and t > 2:  # Algorithm 2, determined for t > 2 (Alg. 3, line 5)
-                log_theta = log_mean(log_alpha[worse_mask(m_now, m_prev, measure)])
-            G = reuse(H, G_prev, log_alpha, log_theta, measure)
-            m_prev = per_unit(G, Y, measure)
-            perf.append(aggregate(m_prev))
-            inputs.append(Z)
-            seeds.append(layer_seeds[:-1])
-            thetas.append(log_theta)
-            G_prev = G
-            if is_better(perf[-1], best, measure):
-                best, best_t = perf[-1], t
-            elif t - best_t >= int(self.patience):
-                break
-        best_t = max(best_t, 1)
+    @staticmethod
+    def _info(b):
+        return {"layers": b.best_t if b.best_t else 1, "layers_grown": len(b.perf),
+                "train_measure": [None if np.isnan(v) else round(float(v), 6) for v in b.perf]}
 
-        # Only the kept layers 1..L are refit on the whole training part (line 16 drops the others).
-        self.layers_ = []
-        for t in range(1, best_t + 1):
-            forests = self._forests(t, seeds[t - 1])
-            for forest in forests:
-                fit_forest(forest, inputs[t - 1], Y)
-            self.layers_.append({"forests": forests, "log_threshold": float(thetas[t - 1])})
-        self.train_measure_ = np.array(perf)
-        self.fit_info_ = {
-            "layers": best_t,
-            "layers_grown": len(perf),
-            "measure": measure,
-            "train_measure": [None if np.isnan(v) else round(float(v), 6) for v in perf],
-        }
+    def _probas(self, X, measures):
+        X = self._validate_predict(X)
+        check_is_fitted(self, "branches_")
+        if sp.issparse(X):
+            X = X.toarray()
+        return mldf_cascade.predict(X, [(m, self.branches_[m]) for m in measures])
+
+
+class MLDF(_Cascade):
+    """Multi-Label Deep Forest optimising ``measure`` (see the module docstring for the algorithm).
+
+    Parameters
+    ----------
+    measure : the measure the layer growth and feature reuse aim at: ``hamming_loss``,
+        ``one_error``, ``coverage``, ``ranking_loss``, ``average_precision`` or ``macro_auc``.
+    block : ``"pct"`` (RF-PCT + ERF-PCT per layer) or ``"c45"`` (RFML-C4.5 + ERFML-C4.5).
+    max_layers : T (20).  patience : layers without improvement before stopping (3).
+    n_folds : folds of the out-of-fold representation (5).
+    n_estimators_start, n_estimators_step, n_estimators_max : trees per forest (40, +20, <= 100).
+    max_depth_start, max_depth_step : tree depth limit (3, +3 per layer).
+    feature_reuse : apply Algorithms 1-2 (True) or keep theta = 0 in every layer (False).
+    n_jobs : threads of each scikit-learn forest.
+    """
+
+    _estimator_checks = _ESTIMATOR_CHECKS
+
+    def __init__(self, *, measure="hamming_loss", block="pct", max_layers=20, patience=3,
+                 n_folds=5, n_estimators_start=40, n_estimators_step=20, n_estimators_max=100,
+                 max_depth_start=3, max_depth_step=3, feature_reuse=True, n_jobs=1,
+                 random_state=None):
+        self.measure = measure
+        self.block = block
+        self.max_layers = max_layers
+        self.patience = patience
+        self.n_folds = n_folds
+        self.n_estimators_start = n_estimators_start
+        self.n_estimators_step = n_estimators_step
+        self.n_estimators_max = n_estimators_max
+        self.max_depth_start = max_depth_start
+        self.max_depth_step = max_depth_step
+        self.feature_reuse = feature_reuse
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def fit(self, X, Y):
+        X, Y = self._validate_fit(X, Y)
+        self.measure_ = check_measure(self.measure)
+        (branch,) = self._grow(X, Y, [self.measure_])
+        self.layers_ = self.branches_[self.measure_]
+        self.train_measure_ = np.array(branch.perf)
+        self.fit_info_ = {**self._info(branch), "measure": self.measure_}
         return self
 
     def predict(self, X):
@@ -201,18 +185,79 @@ class MLDF(MultiLabelClassifier):
 
     def predict_proba(self, X):
         """G^L: per-label probabilities from the kept layers, with the learnt feature reuse."""
-        X = self._validate_predict(X)
-        check_is_fitted(self, "layers_")
-        if sp.issparse(X):
-            X = X.toarray()
-        G = None
-        for layer in self.layers_:
-            Z = X if G is None else np.hstack([X, G])
-            H = np.mean([forest_proba(f, Z) for f in layer["forests"]], axis=0)
-            log_theta = layer["log_threshold"]
-            log_alpha = log_confidence(H, self.measure_) if np.isfinite(log_theta) else None
-            G = reuse(H, G, log_alpha, log_theta, self.measure_)
-        return G
+        check_is_fitted(self, "branches_")
+        return self._probas(X, [self.measure_])[0]
+
+
+class MultiMeasureMLDF(_Cascade):
+    """One MLDF per measure in ``measures``, grown together (see ``mldf_cascade.py``).
+
+    Branch M equals ``MLDF(measure=M)`` with the same parameters and ``random_state``; the fit
+    shares every layer the branches have in common (at least layers 1-3).  ``predict`` and
+    ``predict_proba`` give the first measure's branch; :meth:`measure_outputs` gives every branch's
+    predictions and probabilities keyed by the results columns of its measure, which the runner
+    uses so that each measure is reported from the model grown for it (MLDF Section 4.1).
+    ``fit_info_`` holds ``layers`` (kept), ``layers_grown`` and ``train_measure`` per results
+    column, and ``layer_fits`` (shared out-of-fold layer computations) against
+    ``layer_fits_separate`` (what separate fits would do).  Other parameters as :class:`MLDF`.
+    """
+
+    #: six cascades per fit: the checks take minutes, like the mldf-* variants' (slow tests)
+    _estimator_checks = {**_ESTIMATOR_CHECKS, "slow": True}
+
+    def __init__(self, *, measures=("hamming_loss", "one_error", "coverage", "ranking_loss",
+                                    "average_precision", "macro_auc"),
+                 block="pct", max_layers=20, patience=3, n_folds=5, n_estimators_start=40,
+                 n_estimators_step=20, n_estimators_max=100, max_depth_start=3, max_depth_step=3,
+                 feature_reuse=True, n_jobs=1, random_state=None):
+        self.measures = measures
+        self.block = block
+        self.max_layers = max_layers
+        self.patience = patience
+        self.n_folds = n_folds
+        self.n_estimators_start = n_estimators_start
+        self.n_estimators_step = n_estimators_step
+        self.n_estimators_max = n_estimators_max
+        self.max_depth_start = max_depth_start
+        self.max_depth_step = max_depth_step
+        self.feature_reuse = feature_reuse
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def fit(self, X, Y):
+        X, Y = self._validate_fit(X, Y)
+        names = [self.measures] if isinstance(self.measures, str) else list(self.measures or ())
+        self.measures_ = list(dict.fromkeys(check_measure(m) for m in names))
+        if not self.measures_:
+            raise ConfigError("MLDF: measures must name at least one measure")
+        branches = self._grow(X, Y, self.measures_)
+        info = {"layers": {}, "layers_grown": {}, "train_measure": {}}
+        for b in branches:
+            for key, value in self._info(b).items():
+                info[key][METRIC_COLUMNS[b.measure][0]] = value
+        info["layer_fits"] = self.n_layer_fits_
+        info["layer_fits_separate"] = sum(len(b.perf) for b in branches)
+        self.fit_info_ = info
+        return self
+
+    def predict(self, X):
+        """The first measure's branch, labels with probability above 0.5."""
+        return (self.predict_proba(X) > 0.5).astype(int)
+
+    def predict_proba(self, X):
+        """The first measure's branch: its G^L."""
+        check_is_fitted(self, "branches_")
+        return self._probas(X, self.measures_[:1])[0]
+
+    def measure_outputs(self, X):
+        """``{results column: {"predictions": 0/1, "scores": probabilities}}`` from each measure's
+        own branch (the runner uses them in place of ``predict`` / ``predict_proba``)."""
+        check_is_fitted(self, "branches_")
+        out = {}
+        for measure, P in zip(self.measures_, self._probas(X, self.measures_)):
+            for column in METRIC_COLUMNS[measure]:
+                out[column] = {"predictions": (P > 0.5).astype(int), "scores": P}
+        return out
 
 
 _VARIANTS = {"hl": "hamming_loss", "oe": "one_error", "cov": "coverage", "rl": "ranking_loss",
@@ -226,3 +271,7 @@ register("mldf-c45", MLDF, family="trees", paper="mldf",
          params={"measure": "hamming_loss", "block": "c45"},
          description="multi-label deep forest with RFML-C4.5 + ERFML-C4.5 layers (Section 4.6); "
                      "set the measure per protocol")
+register("mldf", MultiMeasureMLDF, family="trees", paper="mldf",
+         params={"block": "pct"},
+         description="multi-label deep forest grown for each of the six MLDF measures in one fit "
+                     "(shared layers); each measure is reported from its own cascade")
