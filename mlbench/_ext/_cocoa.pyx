@@ -87,12 +87,13 @@ cdef struct Record:
 
 
 def grow_tree(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1] y, intp_t n_classes,
-              uint32_t rand_state):
+              uint32_t rand_state, intp_t min_samples_leaf=1):
     """Grow one entropy tree; return ``(feature, threshold, left, right, value)`` arrays.
 
     ``Xl`` (p, n) holds the tree's rows feature by feature (float32, the values scikit-learn sees);
     ``S`` (p + 1, n) is overwritten: row f starts as the rows sorted by feature f, row p as
-    0..n-1; ``y`` the class codes 0..n_classes-1; ``rand_state`` the splitter's xorshift seed.
+    0..n-1; ``y`` the class codes 0..n_classes-1; ``rand_state`` the splitter's xorshift seed;
+    ``min_samples_leaf`` as scikit-learn's (``min_samples_split`` is then ``2 * min_samples_leaf``).
     ``left``/``right`` are -1 at leaves; ``value`` (nodes, n_classes) the class fractions of each
     node (scikit-learn's ``tree_.value``, which ``predict_proba`` returns for the leaf reached).
     """
@@ -120,14 +121,14 @@ def grow_tree(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1] y,
     cdef Record* stack = <Record*>&stack_mem[0]
     cdef intp_t node_count
     with nogil:
-        node_count = _grow(Xl, S, y, n_classes, rand_state, feature, threshold, left, right, value,
+        node_count = _grow(Xl, S, y, n_classes, rand_state, min_samples_leaf, feature, threshold, left, right, value,
                            T, features, constant_features, stamp, goes_left, tmp, counts, stack)
     return (feature_a[:node_count], threshold_a[:node_count], left_a[:node_count],
             right_a[:node_count], value_a[:node_count])
 
 
 cdef intp_t _grow(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1] y,
-                  intp_t C, uint32_t rand_state, intp_t[::1] feature, float64_t[::1] threshold,
+                  intp_t C, uint32_t rand_state, intp_t msl, intp_t[::1] feature, float64_t[::1] threshold,
                   intp_t[::1] left, intp_t[::1] right, float64_t[:, ::1] value, float64_t[::1] T,
                   intp_t[::1] features, intp_t[::1] constant_features, intp_t[::1] stamp,
                   uint8_t[::1] goes_left, intp_t[::1] tmp, float64_t[::1] counts,
@@ -174,8 +175,8 @@ cdef intp_t _grow(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1
             rec.impurity = _entropy(tot, C, w_node)
             first = False
         impurity = rec.impurity
-        # min_samples_split = 2 = 2 * min_samples_leaf; then the impurity test of the builder
-        is_leaf = (end - start) < 2 or impurity <= EPSILON
+        # min_samples_split = max(2, 2 * min_samples_leaf); then the builder's impurity test
+        is_leaf = (end - start) < 2 or (end - start) < 2 * msl or impurity <= EPSILON
         best_pos = end
         best_f = -2
         best_thr = -2.0
@@ -226,6 +227,8 @@ cdef intp_t _grow(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1
                         q += 1
                     nl = pos - start
                     nr = end - pos
+                    if nl < msl or nr < msl:
+                        continue
                     approx = -T[nl] - T[nr]
                     for k in range(C):
                         approx += T[<intp_t>cl[k]] + T[<intp_t>(tot[k] - cl[k])]

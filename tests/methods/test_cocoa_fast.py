@@ -1,4 +1,5 @@
-"""COCOA's Cython tree builder grows scikit-learn's entropy trees node for node; both backends agree."""
+"""The Cython entropy-tree builder grows scikit-learn's trees node for node, so COCOA and the rf-*
+forests give identical results with either backend."""
 import os
 
 import numpy as np
@@ -9,7 +10,9 @@ from sklearn.tree import DecisionTreeClassifier
 
 from mlbench._ext._cocoa import apply_tree
 from mlbench.errors import ConfigError
+from mlbench.methods import registry
 from mlbench.methods.transformation.cocoa import COCOA, _grow_fast
+from mlbench.methods.transformation.fast_tree import EntropyTree
 
 X, Y = make_multilabel_classification(n_samples=160, n_features=8, n_classes=5, random_state=2)
 X = (X - X.mean(0)) / X.std(0)
@@ -103,3 +106,28 @@ def test_backends_agree_on_yeast_split():
     fast = COCOA(backend="cython", **kw).fit(pipe.train_.X, pipe.train_.Y)
     np.testing.assert_array_equal(ref.predict_proba(test.X), fast.predict_proba(test.X))
     np.testing.assert_array_equal(ref.threshold_, fast.threshold_)
+
+
+@pytest.mark.parametrize("case", range(0, 24, 3))
+def test_entropy_tree_with_min_leaf_and_weights_equals_sklearn(case):
+    A, y = _cases()[case]
+    w = (np.random.RandomState(case).rand(len(y)) < 0.75).astype(float)
+    for seed in (1, 99):
+        ref = DecisionTreeClassifier(criterion="entropy", min_samples_leaf=3, random_state=seed)
+        ref.fit(A, y, sample_weight=w)
+        fast = EntropyTree(min_samples_leaf=3, random_state=seed).fit(A, y, sample_weight=w)
+        np.testing.assert_array_equal(ref.apply(A.astype(np.float32)), fast.apply(A))
+        np.testing.assert_array_equal(ref.predict_proba(A), fast.predict_proba(A))
+    with pytest.raises(ConfigError):
+        EntropyTree().fit(A, y, sample_weight=np.full(len(y), 0.5))
+
+
+@pytest.mark.parametrize("name", ["rf-cost", "rf-down", "rf-adasyn"])
+def test_forest_backends_give_identical_scores_and_predictions(name):
+    kw = dict(n_estimators=6, random_state=4)
+    ref = registry.make(name, backend="sklearn", **kw).fit(X[:110], Y[:110])
+    fast = registry.make(name, backend="cython", **kw).fit(X[:110], Y[:110])
+    np.testing.assert_array_equal(ref.threshold_, fast.threshold_)
+    np.testing.assert_array_equal(ref.predict_proba(X[110:]), fast.predict_proba(X[110:]))
+    np.testing.assert_array_equal(ref.predict(X[110:]), fast.predict(X[110:]))
+    assert isinstance(fast.estimators_[0].estimators_[0], EntropyTree)

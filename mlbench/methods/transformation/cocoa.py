@@ -12,20 +12,32 @@ For each label j:
 * a threshold t_j maximising the F-measure of f_j on the training set, searched on the grid
   0.05, 0.10, ..., 0.95 (as the MULAN implementation the SOSHF paper ran).
 
-Imbalance learners: the authors' instantiation undersamples every class to the size of the smallest.
-Here each learner is an ensemble of ``n_estimators`` (50; the SOSHF paper uses 10 on its two largest
-data sets) entropy trees, each grown on its own random undersample that balances the classes
-(drawn without replacement, see :class:`_ClassProbability`); the SOSHF
-protocol uses an entropy decision tree as the base learner of every higher-order method.
+Imbalance learners.  MULAN's ``COCOA`` (the implementation the SOSHF paper says it ran) grows one
+base classifier per problem, on one random undersample that cuts every class to the size of the
+smallest (``SpreadSubsample`` with spread 1), and has no ensemble size.  The SOSHF paper nevertheless
+runs COCOA "with 10 couplings and 50 models per ensemble" (10 on TMC2007 and Mediamill), with C4.5
+as the base learner of every higher-order method.  Our reading: every imbalance learner (the binary
+g_j and each tri-class g_jk) is an under-bagging ensemble of ``n_estimators`` members, each an
+entropy tree (C4.5's criterion, unpruned) grown on its own class-balanced undersample drawn without
+replacement, and the learner's probability is the members' mean (see :class:`_ClassProbability`).
+So one member equals MULAN's single undersampled learner, and "ensemble of 50" is 50 such
+undersamples (not Bagging of one undersample, and not 50 couplings).  A COCOA fit grows
+``L * (K + 1) * n_estimators`` trees: 13 * 11 * 50 = 7150 on yeast.
 The SOSHF paper shrinks the ensembles to 10 on TMC2007 and Mediamill only; a method does not know
 its data set's name, so the protocol states this as a size rule: ``large_n_estimators`` (10) when
 the training part has at least ``large_from`` (10000) rows - only those two of its eleven data sets
 (about 14300 and 22000 training rows under 50/50 splits; the next largest has about 3000).
+
+Speed: ``backend="cython"`` (default) grows the trees with :mod:`mlbench._ext._cocoa`, which builds
+the same trees as scikit-learn node for node; ``backend="sklearn"`` is the reference.  Both give
+identical scores, thresholds and predictions for the same seed (tests/methods/test_cocoa_fast.py;
+benchmarks/bench_cocoa.py prints the speed ratio).  Not done, because it would change the method:
+sharing the (j, k) and (k, j) tri-class problems (they merge different joint classes, so they are
+different targets), or one multi-output tree in place of per-problem trees.
 """
 from __future__ import annotations
 
 import numpy as np
-from scipy import sparse
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils import check_random_state
 
@@ -34,10 +46,9 @@ from mlbench.errors import ConfigError
 from mlbench.methods.base import MultiLabelClassifier
 from mlbench.methods.registry import register
 from mlbench.methods.transformation.br import draw_seeds
+from mlbench.methods.transformation.fast_tree import as_float32, grow
 
 _GRID = np.round(np.arange(0.05, 0.951, 0.05), 2)
-#: scikit-learn draws its splitter's xorshift seed as RandomState(seed).randint(0, RAND_R_MAX)
-_RAND_R_MAX = 2147483647
 BACKENDS = ("cython", "sklearn")
 
 
@@ -121,19 +132,11 @@ class _ClassProbability:
 
 
 def _grow_fast(X32, rows, target, seed, c):
-    """One member grown by the Cython builder: ``(feature, threshold, left, right, P(c) per node)``.
-
-    The rows are presorted per feature once here (``argsort`` of the member's values); the xorshift
-    seed is the one scikit-learn's splitter draws from ``RandomState(seed)``.
-    """
-    classes, codes = np.unique(target[rows], return_inverse=True)
-    Xl = np.ascontiguousarray(X32[rows].T)
-    S = np.empty((Xl.shape[0] + 1, Xl.shape[1]), dtype=np.intp)
-    S[:-1] = np.argsort(Xl, axis=1)
-    S[-1] = np.arange(Xl.shape[1])
-    state = np.random.RandomState(seed).randint(0, _RAND_R_MAX)
-    feature, threshold, left, right, value = _cocoa.grow_tree(Xl, S, codes.astype(np.intp),
-                                                              classes.size, state)
+    """One member grown by the Cython builder: ``(feature, threshold, left, right, P(c) per node)``,
+    the tree ``DecisionTreeClassifier(criterion="entropy", random_state=seed)`` grows on ``rows``."""
+    classes = np.unique(target[rows])
+    codes = np.searchsorted(classes, target)  # only the codes of ``rows`` are read
+    feature, threshold, left, right, value = grow(X32, rows, codes, classes.size, seed)
     hit = np.flatnonzero(classes == c)
     return feature, threshold, left, right, value[:, hit[0]] if hit.size else None
 
@@ -168,8 +171,7 @@ class COCOA(MultiLabelClassifier):
         compares float32 values too), unchanged for ``sklearn``."""
         if self.backend_ != "cython":
             return X
-        X = X.toarray() if sparse.issparse(X) else X
-        return np.ascontiguousarray(X, dtype=np.float32)
+        return as_float32(X)
 
     def fit(self, X, Y):
         X, Y = self._validate_fit(X, Y)

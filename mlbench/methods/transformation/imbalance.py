@@ -13,7 +13,11 @@ forest per label, with within-label imbalance corrected in three ways:
 The forest follows the paper's rule for every forest in its table: ``n_estimators`` = 50 entropy
 trees, each grown on 75% of the rows and 75% of the features drawn without replacement, leaves of at
 least three rows, no pruning (scikit-learn ``BaggingClassifier`` over ``DecisionTreeClassifier``;
-out-of-bag rows are the ones a tree did not draw).
+out-of-bag rows are the ones a tree did not draw).  With ``backend="cython"`` (the default) the
+trees are :class:`~mlbench.methods.transformation.fast_tree.EntropyTree`, which grows the very
+same trees faster; Bagging still draws the rows, features and seeds, so both backends give the same
+forest and the same scores bit for bit (tests/methods/test_cocoa_fast.py); ``backend="sklearn"``
+is the reference.
 
 ADASYN needs ``k`` nearest minority neighbours of each minority row.  Rule used here: with ``m``
 minority rows, ``k = min(adasyn_neighbors, m - 1)``; a label with fewer than two minority rows, or
@@ -35,14 +39,20 @@ from mlbench.methods.base import MultiLabelClassifier
 from mlbench.methods.registry import register
 from mlbench.methods.trees.thresholds import best_f1_threshold
 from mlbench.methods.transformation.br import ConstantBinary, draw_seeds
+from mlbench.methods.transformation.fast_tree import EntropyTree
 
 LEARNERS = ("svm", "rf")
 STRATEGIES = ("cost", "down", "adasyn")
+BACKENDS = ("cython", "sklearn")
 
 
-def paper_forest(n_estimators=50, sample_fraction=0.75, min_samples_leaf=3, random_state=None):
+def paper_forest(n_estimators=50, sample_fraction=0.75, min_samples_leaf=3, random_state=None,
+                 backend="sklearn"):
     """The SOSHF paper's forest: entropy trees on 75% of rows and features without replacement."""
-    tree = DecisionTreeClassifier(criterion="entropy", min_samples_leaf=min_samples_leaf)
+    if backend == "cython":
+        tree = EntropyTree(min_samples_leaf=min_samples_leaf)
+    else:
+        tree = DecisionTreeClassifier(criterion="entropy", min_samples_leaf=min_samples_leaf)
     return BaggingClassifier(tree, n_estimators=n_estimators, max_samples=sample_fraction,
                              max_features=sample_fraction, bootstrap=False,
                              bootstrap_features=False, random_state=random_state)
@@ -85,7 +95,8 @@ class ResampledBinaryRelevance(MultiLabelClassifier):
 
     Parameters: ``learner`` in {svm, rf}; ``strategy`` in {cost, down, adasyn}; ``C`` of the SVM;
     forest ``n_estimators`` (50), ``sample_fraction`` (0.75), ``min_samples_leaf`` (3);
-    ``adasyn_neighbors`` (5); ``random_state``.  SVM scores are margins (``decision_function``,
+    ``adasyn_neighbors`` (5); ``backend`` of the forest's trees (cython | sklearn, same trees);
+    ``random_state``.  SVM scores are margins (``decision_function``,
     threshold 0); forest scores are ``predict_proba`` (threshold 0.5, or the out-of-bag F-measure
     thresholds with ``strategy="cost"``).
     """
@@ -97,7 +108,8 @@ class ResampledBinaryRelevance(MultiLabelClassifier):
         "tree-based scores reach exactly 0 and 1; the check wants the open interval (0, 1)"}}
 
     def __init__(self, *, learner="svm", strategy="cost", C=1.0, n_estimators=50,
-                 sample_fraction=0.75, min_samples_leaf=3, adasyn_neighbors=5, random_state=None):
+                 sample_fraction=0.75, min_samples_leaf=3, adasyn_neighbors=5, backend="cython",
+                 random_state=None):
         self.learner = learner
         self.strategy = strategy
         self.C = C
@@ -105,13 +117,15 @@ class ResampledBinaryRelevance(MultiLabelClassifier):
         self.sample_fraction = sample_fraction
         self.min_samples_leaf = min_samples_leaf
         self.adasyn_neighbors = adasyn_neighbors
+        self.backend = backend
         self.random_state = random_state
 
     def _make(self, seed, weighted):
         if self.learner == "svm":
             return LinearSVC(C=self.C, class_weight="balanced" if weighted else None,
                              random_state=seed)
-        return paper_forest(self.n_estimators, self.sample_fraction, self.min_samples_leaf, seed)
+        return paper_forest(self.n_estimators, self.sample_fraction, self.min_samples_leaf, seed,
+                            self.backend)
 
     def fit(self, X, Y):
         X, Y = self._validate_fit(X, Y)
@@ -119,6 +133,8 @@ class ResampledBinaryRelevance(MultiLabelClassifier):
             raise ConfigError(f"learner must be one of {', '.join(LEARNERS)}, got {self.learner!r}")
         if self.strategy not in STRATEGIES:
             raise ConfigError(f"strategy must be one of {', '.join(STRATEGIES)}, got {self.strategy!r}")
+        if self.backend not in BACKENDS:
+            raise ConfigError(f"backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
         L = Y.shape[1]
         seeds = draw_seeds(self.random_state, 2 * L)
         rf = self.learner == "rf"
