@@ -1,17 +1,22 @@
-"""MLDF speed: one fit per measure on yeast and scene (time, layers grown / kept), and the cost of the
-Table 2 confidences (O(n) log-space version against the direct O(n^2) formulas) in the same run.
+"""MLDF speed: one ``mldf`` fit (the six measures' cascades grown together) on yeast and scene
+(time, layers kept / grown per measure, shared layer computations), optionally against the previous
+way (six separate fits, plain scikit-learn forests) in the same run, and the cost of the Table 2
+confidences (O(n) log-space version against the direct O(n^2) formulas).
 
     MLBENCH_MIRROR=/work/shared/datasets .venv/bin/python benchmarks/bench_mldf.py \
-        [--datasets yeast,scene] [--measures hl,oe,cov,rl,ap,auc] [--no-fit] [--repeats 3]
+        [--datasets yeast,scene] [--measures hl,oe,cov,rl,ap,auc] [--compare] [--max-layers T] \
+        [--no-fit] [--repeats 3]
 
-The fit uses the mldf protocol's first split (50/50 holdout, seed 0) and its registered
-parameters; it also prints the test value of the measure each model was grown for.  The
+The fit uses the mldf protocol's first split (50/50 holdout, seed 0) and the registered parameters;
+it prints the test value of each measure from the cascade grown for it.  ``--compare`` checks that
+the separate fits give the same test probabilities (they must: same seeds, same trees).  The
 confidences are timed on matrices of each dataset's training shape (rows x labels) and on a
 CAL500-shaped one (251 x 174); both versions are checked to agree.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import time
 
 import numpy as np
@@ -53,35 +58,81 @@ def bench_confidences(shapes, repeats):
             assert fast.shape == ((L,) if axis == "label" else (m,))
 
 
-def bench_fits(datasets, measures):
+@contextlib.contextmanager
+def plain_sklearn_forests():
+    """The forests as before the direct tree construction: scikit-learn's own classes (which clone
+    a template tree per tree).  Same trees, so only the time differs."""
+    from sklearn.ensemble import (ExtraTreesClassifier, ExtraTreesRegressor,
+                                  RandomForestClassifier, RandomForestRegressor)
+
+    from mlbench.methods.trees import pct
+
+    saved = dict(pct._ESTIMATORS)
+    pct._ESTIMATORS.update({("variance", "rf"): RandomForestRegressor,
+                            ("variance", "erf"): ExtraTreesRegressor,
+                            ("entropy", "rf"): RandomForestClassifier,
+                            ("entropy", "erf"): ExtraTreesClassifier})
+    try:
+        yield
+    finally:
+        pct._ESTIMATORS.update(saved)
+
+
+def first_split(name):
     from mlbench.data import load_dataset
+
+    ds = load_dataset(name)
+    X = ds.X.toarray() if hasattr(ds.X, "toarray") else ds.X
+    perm = np.random.default_rng(0).permutation(ds.n_instances)
+    tr, te = perm[: ds.n_instances // 2], perm[ds.n_instances // 2:]
+    return X[tr], ds.Y[tr], X[te], ds.Y[te]
+
+
+def test_value(metric_name, Y, P):
     from mlbench.metrics import get_measure
 
-    print("\nOne MLDF fit per measure (mldf protocol, split 0: 50/50, seed 0)")
-    print(f"{'dataset':>8} {'method':>9} {'fit s':>8} {'predict s':>9} {'kept':>5} {'grown':>6} "
-          f"{'test value':>10}")
+    metric = get_measure(metric_name)
+    return metric(Y, (P > 0.5).astype(int) if metric.needs == "predictions" else P)
+
+
+def bench_fits(datasets, measures, compare, max_layers):
+    """One ``mldf`` fit (all measures, shared layers) per dataset; with ``compare``, also the
+    separate per-measure fits with plain scikit-learn forests (the previous implementation) in the
+    same run, checked to give identical test probabilities."""
+    names = [SHORT[m] for m in measures]
+    columns = [METRIC_COLUMN.get(m, m) for m in names]
+    extra = {} if max_layers is None else {"max_layers": max_layers}
+    print(f"\nMLDF fits (mldf protocol, split 0: 50/50, seed 0, random_state 0"
+          + (f", max_layers {max_layers}" if max_layers else "") + ")")
     for name in datasets:
-        ds = load_dataset(name)
-        X = ds.X.toarray() if hasattr(ds.X, "toarray") else ds.X
-        perm = np.random.default_rng(0).permutation(ds.n_instances)
-        tr, te = perm[: ds.n_instances // 2], perm[ds.n_instances // 2:]
-        total = 0.0
-        for short in measures:
-            est = registry.make(f"mldf-{short}", random_state=0)
-            start = time.perf_counter()
-            est.fit(X[tr], ds.Y[tr])
-            fit_s = time.perf_counter() - start
-            start = time.perf_counter()
-            P = est.predict_proba(X[te])
-            pred_s = time.perf_counter() - start
-            total += fit_s
-            metric = get_measure(METRIC_COLUMN.get(SHORT[short], SHORT[short]))
-            value = metric(ds.Y[te], (P >= 0.5).astype(int) if metric.needs == "predictions" else P)
-            info = est.fit_info_
-            print(f"{name:>8} {'mldf-' + short:>9} {fit_s:8.1f} {pred_s:9.2f} {info['layers']:5d} "
-                  f"{info['layers_grown']:6d} {value:10.4f}", flush=True)
-        print(f"{name:>8} {'all six':>9} {total:8.1f}   (x 10 splits = {total * 10 / 60:.0f} min on "
-              "one core)")
+        Xtr, Ytr, Xte, Yte = first_split(name)
+        est = registry.make("mldf", random_state=0, measures=names, **extra)
+        start = time.perf_counter()
+        est.fit(Xtr, Ytr)
+        fit_s = time.perf_counter() - start
+        start = time.perf_counter()
+        own = est.measure_outputs(Xte)
+        pred_s = time.perf_counter() - start
+        info = est.fit_info_
+        print(f"{name}: one mldf fit {fit_s:.1f} s (predict {pred_s:.2f} s); out-of-fold layer "
+              f"computations {info['layer_fits']} (separate fits: {info['layer_fits_separate']})")
+        print(f"{'measure':>20} {'kept':>5} {'grown':>6} {'test value':>10}")
+        for col in columns:
+            print(f"{col:>20} {info['layers'][col]:5d} {info['layers_grown'][col]:6d} "
+                  f"{test_value(col, Yte, own[col]['scores']):10.4f}")
+        if not compare:
+            continue
+        total, same = 0.0, True
+        with plain_sklearn_forests():
+            for short, col in zip(measures, columns):
+                single = registry.make(f"mldf-{short}", random_state=0, **extra)
+                start = time.perf_counter()
+                single.fit(Xtr, Ytr)
+                total += time.perf_counter() - start
+                same &= np.array_equal(single.predict_proba(Xte), own[col]["scores"])
+        print(f"{name}: {len(measures)} separate fits with plain scikit-learn forests (before) "
+              f"{total:.1f} s; one mldf fit (after) {fit_s:.1f} s; ratio {total / fit_s:.2f}; "
+              f"identical test probabilities: {'yes' if same else 'NO'}", flush=True)
 
 
 def main():
@@ -89,12 +140,16 @@ def main():
     ap.add_argument("--datasets", default="yeast,scene")
     ap.add_argument("--measures", default="hl,oe,cov,rl,ap,auc")
     ap.add_argument("--no-fit", action="store_true", help="time the confidences only")
+    ap.add_argument("--compare", action="store_true",
+                    help="also time the separate per-measure fits with plain scikit-learn forests")
+    ap.add_argument("--max-layers", type=int, default=None, help="T (default: the paper's 20)")
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
     bench_confidences({"yeast": (1208, 14), "scene": (1203, 6), "cal500": (251, 174)},
                       args.repeats)
     if not args.no_fit:
-        bench_fits(args.datasets.split(","), args.measures.split(","))
+        bench_fits(args.datasets.split(","), args.measures.split(","), args.compare,
+                   args.max_layers)
 
 
 if __name__ == "__main__":

@@ -12,9 +12,10 @@ keyword, the method is fitted as ``fit(X_train, Y_train, validation=(X_valid, Y_
 it is fitted on the whole training part (train + valid).  A dataset's hierarchy is passed as
 ``fit(..., hierarchy=...)`` to estimators whose ``fit`` takes that keyword.
 
-Per-measure outputs: an estimator with ``measure_outputs(X)`` returning ``{measure name: {"predictions":
-..., "scores": ...}}`` has those measures computed from its own arrays instead of the common
-``predict`` / ``predict_proba`` (MLDF grows one cascade per measure in one fit).
+Per-measure outputs: an estimator with ``measure_outputs(X)`` returning
+``{measure name: {"predictions": ..., "scores": ...}}`` has those measures computed from its own
+arrays instead of the common ``predict`` / ``predict_proba`` (MLDF grows one cascade per measure in
+one fit).
 
 Peak memory (``peak_memory_mb``): the growth of the process's peak resident set during the cell.
 On Linux the kernel's peak counter is reset first (``/proc/self/clear_refs``, value 5), so the figure

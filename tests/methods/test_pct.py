@@ -94,7 +94,8 @@ def test_bad_split_name_is_a_config_error():
 def test_direct_tree_construction_gives_scikit_learns_forest(split, randomization):
     from sklearn.ensemble import (ExtraTreesClassifier, ExtraTreesRegressor,
                                   RandomForestClassifier, RandomForestRegressor)
-    plain_cls = {("variance", "rf"): RandomForestRegressor, ("variance", "erf"): ExtraTreesRegressor,
+    plain_cls = {("variance", "rf"): RandomForestRegressor,
+                 ("variance", "erf"): ExtraTreesRegressor,
                  ("entropy", "rf"): RandomForestClassifier,
                  ("entropy", "erf"): ExtraTreesClassifier}[split, randomization]
     ours = make_forest(split, randomization, n_estimators=7, max_depth=4, random_state=3)

@@ -28,7 +28,7 @@ _SEED_MAX = np.iinfo(np.int32).max
 
 
 def reuse(H, G_prev, log_alpha, log_theta, measure):
-    """Algorithm 1: G = H with the columns/rows whose confidence is below theta taken from G_prev."""
+    """Algorithm 1: G = H, with the columns/rows whose confidence is below theta from G_prev."""
     measure = check_measure(measure)
     G = H.copy()
     if G_prev is None or not np.isfinite(log_theta):
