@@ -138,3 +138,29 @@ def test_cmtl_projection_is_feasible_and_idempotent():
     ev = np.linalg.eigvalsh(M)
     assert np.trace(M) == pytest.approx(2) and ev.min() > -1e-10 and ev.max() < 1 + 1e-10
     np.testing.assert_allclose(project_cmtl_set(M, 2), M, atol=1e-10)
+
+
+def test_fista_affine_reuse_gives_the_same_iterates():
+    """Passing the logits map (A(y) from A(x_k), A(x_k-1)) changes only rounding, not the path."""
+    from mlbench.methods.mtl.fista import fista
+    from mlbench.methods.mtl.prox import soft_threshold
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((80, 5))
+    Y = (X @ rng.standard_normal((5, 3)) + rng.standard_normal((80, 3)) > 0).astype(float)
+    loss = LogisticLoss(X, Y, reduction="sum")
+    calls = {"n": 0}
+
+    def counted(Wb):
+        calls["n"] += 1
+        return loss.logits(Wb)
+
+    def prox(V, step):
+        return np.vstack([soft_threshold(V[:-1], 2.0 * step), V[-1:]])
+
+    a = fista(loss, prox, np.zeros((6, 3)), max_iter=60, tol=0, record=True)
+    b = fista(loss, prox, np.zeros((6, 3)), max_iter=60, tol=0, record=True, affine=counted)
+    np.testing.assert_allclose(b.x, a.x, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(b.history, a.history, rtol=1e-10)
+    assert a.n_iter == b.n_iter == 60
+    # one product per trial point (plus the start), not two per iteration
+    assert calls["n"] <= 60 + 1 + 20

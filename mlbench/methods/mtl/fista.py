@@ -38,7 +38,7 @@ class FistaResult:
 
 
 def fista(smooth, prox, x0, *, nonsmooth=None, lipschitz=1.0, max_iter=1000, tol=1e-6,
-          backtrack=2.0, restart=True, record=False):
+          backtrack=2.0, restart=True, record=False, affine=None):
     """Minimise ``smooth + nonsmooth`` from ``x0``.
 
     Parameters
@@ -57,6 +57,12 @@ def fista(smooth, prox, x0, *, nonsmooth=None, lipschitz=1.0, max_iter=1000, tol
         Adaptive (gradient) restart of the momentum.
     record : bool
         Keep F(x_k) of every iteration in ``history``.
+    affine : callable ``x -> A(x)`` or None
+        An affine map through which ``smooth`` sees x (the logits X W + b of the logistic losses);
+        then ``smooth`` is called as ``smooth(x, grad, A(x))``.  Why: y_k+1 is an affine combination
+        (weights summing to 1) of x_k and x_k-1, so A(y_k+1) is the same combination of A(x_k) and
+        A(x_k-1), which the line search has already computed; this saves one of the three matrix
+        products per iteration.  The iterates are the same up to rounding.
     """
     g = nonsmooth if nonsmooth is not None else (lambda x: 0.0)
     x = np.array(x0, dtype=np.float64, copy=True)
@@ -67,12 +73,21 @@ def fista(smooth, prox, x0, *, nonsmooth=None, lipschitz=1.0, max_iter=1000, tol
     f_x = None
     converged = False
     k = 0
+    if affine is None:
+        def value(v, grad, _Av):
+            return smooth(v, grad)
+        A_x = A_y = None
+    else:
+        value = smooth
+        A_x = affine(x)
+        A_y = A_x
     for k in range(1, max_iter + 1):
-        f_y, grad_y = smooth(y, True)
+        f_y, grad_y = value(y, True, A_y)
         while True:
             x_new = prox(y - grad_y / L, 1.0 / L)
             d = x_new - y
-            f_new = smooth(x_new, False)
+            A_new = None if affine is None else affine(x_new)
+            f_new = value(x_new, False, A_new)
             bound = f_y + np.vdot(grad_y, d) + 0.5 * L * np.vdot(d, d)
             # relative slack: rounding in f must not make the line search loop for ever
             if f_new <= bound + 1e-12 * max(1.0, abs(f_y)) or not np.isfinite(L):
@@ -83,15 +98,18 @@ def fista(smooth, prox, x0, *, nonsmooth=None, lipschitz=1.0, max_iter=1000, tol
         scale = max(1.0, float(np.sqrt(np.vdot(x, x))))
         t_new = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
         if restart and np.vdot(y - x_new, step) > 0:
-            t_new, y = 1.0, x_new.copy()
+            t_new, y, A_y = 1.0, x_new.copy(), A_new
         else:
-            y = x_new + ((t - 1.0) / t_new) * step
-        x, t, f_x = x_new, t_new, f_new
+            beta = (t - 1.0) / t_new
+            y = x_new + beta * step
+            if affine is not None:
+                A_y = A_new + beta * (A_new - A_x)
+        x, t, f_x, A_x = x_new, t_new, f_new, A_new
         if record:
             history.append(float(f_new + g(x_new)))
         if change <= tol * scale:
             converged = True
             break
     if f_x is None:
-        f_x = smooth(x, False)
+        f_x = value(x, False, A_x)
     return FistaResult(x, float(f_x + g(x)), k, converged, L, history)

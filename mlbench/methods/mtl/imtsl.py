@@ -62,16 +62,17 @@ def smooth_part(X, Y, laplacian, objective="eq8"):
     loss = LogisticLoss(X, Y, reduction=reduction)
     Lap = weight * np.asarray(laplacian, dtype=np.float64)
 
-    def smooth(Wb, grad):
+    def smooth(Wb, grad, Z=None):
         W = Wb[:-1]
         WL = W @ Lap
         trace = float(np.vdot(W, WL))          # weight * tr(W Lbar W^T)
         if not grad:
-            return loss(Wb, False) + trace
-        value, G = loss(Wb, True)
+            return loss(Wb, False, Z) + trace
+        value, G = loss(Wb, True, Z)
         G[:-1] += 2.0 * WL
         return value + trace, G
 
+    smooth.logits = loss.logits
     return smooth
 
 
@@ -92,7 +93,7 @@ def fit_laplacian_l1(X, Y, laplacian, gamma, *, objective="eq8", Wb0=None, lipsc
     if Wb0 is None:
         Wb0 = np.zeros((X.shape[1] + 1, Y.shape[1]))
     return fista(smooth, prox, Wb0, nonsmooth=l1, lipschitz=lipschitz, max_iter=max_iter, tol=tol,
-                 record=record)
+                 record=record, affine=smooth.logits)
 
 
 class IMTSL(HoldoutMTL):

@@ -86,7 +86,7 @@ def neighbourhood_coefficients(Y, lambdas, subsamples=None, *, loss="sum", max_i
             out_[:, :-1, :] = soft_threshold(V[:, :-1, :], step * lam) * off_diag
             return out_
 
-        res = fista(f, prox, Wb, lipschitz=L, max_iter=max_iter, tol=tol)
+        res = fista(f, prox, Wb, lipschitz=L, max_iter=max_iter, tol=tol, affine=f.logits)
         Wb, L = res.x, max(res.lipschitz / 4.0, 1e-8)
         iters += res.n_iter
         all_converged &= res.converged

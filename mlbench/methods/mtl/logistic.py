@@ -67,8 +67,14 @@ class LogisticLoss:
         # the per-element factor of the loss and of the residual: s (times the row weight)
         self.factor = self.scale if self.weights is None else self.scale * self.weights
 
-    def __call__(self, Wb, grad):
-        Z = logits(self.X, Wb)
+    def logits(self, Wb):
+        """Z = X W + b: the affine map through which the loss sees its parameters."""
+        return logits(self.X, Wb)
+
+    def __call__(self, Wb, grad, Z=None):
+        """f (and grad f); ``Z``, when given, must be ``self.logits(Wb)``."""
+        if Z is None:
+            Z = logits(self.X, Wb)
         # log(1 + e^z) = max(z, 0) + log1p(e^-|z|) and sigmoid(z) share e^-|z|: one exp per entry
         e = np.exp(-np.abs(Z))
         elem = np.maximum(Z, 0.0) + np.log1p(e) - self.Y * Z

@@ -119,8 +119,9 @@ def fit_l21(X, Y, gamma, *, Wb0=None, lipschitz=1.0, max_iter=1000, tol=1e-5):
 
     if Wb0 is None:
         Wb0 = np.zeros((X.shape[1] + 1, Y.shape[1]))
-    return fista(LogisticLoss(X, Y), prox, Wb0, nonsmooth=l21, lipschitz=lipschitz,
-                 max_iter=max_iter, tol=tol)
+    loss = LogisticLoss(X, Y)
+    return fista(loss, prox, Wb0, nonsmooth=l21, lipschitz=lipschitz, max_iter=max_iter, tol=tol,
+                 affine=loss.logits)
 
 
 class MultiTaskFeatureLearning(HoldoutMTL):

@@ -37,7 +37,7 @@ def fit_trace(X, Y, lam, *, Wb0=None, lipschitz=1.0, max_iter=1000, tol=1e-5, re
     if Wb0 is None:
         Wb0 = np.zeros((X.shape[1] + 1, Y.shape[1]))
     return fista(loss, prox, Wb0, nonsmooth=nuclear if record else None, lipschitz=lipschitz,
-                 max_iter=max_iter, tol=tol, record=record)
+                 max_iter=max_iter, tol=tol, record=record, affine=loss.logits)
 
 
 class TraceNormMTL(HoldoutMTL):
