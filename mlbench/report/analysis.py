@@ -303,10 +303,10 @@ def _analyse_metric(results, metric, methods, ctrl, alpha, stats, strict, split_
                 counts[{1: 0, 0: 1, -1: 2}[mk]] += 1
         a.wtl[m] = counts
     if tested == 0:
-        why = f"{metric}: no dataset has two or more common splits of the control and another method"
+        why = "no dataset has two or more common splits of the control and another method"
         bad = [s for s in strict if s in ("ttest", "corrected-ttest")]
         if bad:
-            raise MlbenchError(f"{bad[0]}: " + why.split(": ", 1)[1])
+            raise MlbenchError(f"{bad[0]}: {why}")
         a.notes.append(why)
     else:
         untested = sorted({d for d in datasets for m in methods if m != ctrl

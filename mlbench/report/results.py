@@ -56,6 +56,15 @@ def _is_metric(name):
         return False
 
 
+def _protocol_datasets(name):
+    """The dataset list of the shipped protocol ``name`` (empty if there is none)."""
+    from mlbench.protocols import load_protocol, protocol_names
+
+    if not name or name not in protocol_names():
+        return []
+    return list(load_protocol(name).datasets)
+
+
 @dataclass
 class Results:
     """Merged results: ``ok`` rows (``frame``), failed rows, metric columns and provenance notes."""
@@ -73,7 +82,11 @@ class Results:
 
     @property
     def datasets(self):
-        return list(dict.fromkeys(pd.concat([self.frame["dataset"], self.failures["dataset"]])))
+        """Datasets in the order of the shipped protocol's list (names compared case-insensitively),
+        then in order of appearance."""
+        seen = list(dict.fromkeys(pd.concat([self.frame["dataset"], self.failures["dataset"]])))
+        order = {d.lower(): i for i, d in enumerate(_protocol_datasets(self.protocol))}
+        return sorted(seen, key=lambda d: (order.get(str(d).lower(), len(order)), seen.index(d)))
 
     def cells(self, metric):
         """Mean, std (ddof=1, 0 for one split) and split count per (dataset, method) for ``metric``."""

@@ -28,3 +28,16 @@ def mean_sd(mean, std, digits=4):
     if mean is None or not np.isfinite(mean):
         return "—"
     return f"{fmt(mean, digits)}±{fmt(std, digits)}"
+
+
+def metric_notes(metrics, skip=()):
+    """The notes of several metric analyses, one line per distinct note naming its metrics.
+
+    Notes that start with any prefix in ``skip`` are left out (a style that reports the same fact
+    in its own words)."""
+    grouped = {}
+    for ma in metrics:
+        for n in ma.notes:
+            if not n.startswith(tuple(skip)):
+                grouped.setdefault(n, []).append(ma.metric)
+    return [f"{', '.join(names)}: {n}" for n, names in grouped.items()]

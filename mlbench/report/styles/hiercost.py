@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mlbench.report.styles.common import arrow
+from mlbench.report.styles.common import arrow, metric_notes
 from mlbench.report.table import Cell, Row, Table, fmt, mark_best
 
 MARKED = ("micro_f1", "macro_f1")
@@ -65,6 +65,6 @@ def build(analysis):
         t.notes.append(f"significance: {analysis.split_test_name} across splits" if tested else
                        "significance: not computed (each dataset has a single split; the paper's tests "
                        "need per-document decisions: run with --save-predictions)")
-    for ma in analysis.metrics:
-        t.notes.extend(f"{ma.metric}: {n}" for n in ma.notes)
+    # a single given split: the significance note above already says what was tested
+    t.notes.extend(metric_notes(analysis.metrics, skip=() if tested else ("no dataset has two",)))
     return [t]

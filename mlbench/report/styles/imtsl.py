@@ -3,7 +3,7 @@
 the best per measure is highlighted."""
 from __future__ import annotations
 
-from mlbench.report.styles.common import mean_sd
+from mlbench.report.styles.common import mean_sd, metric_notes
 from mlbench.report.table import Cell, Row, Table, mark_best
 
 
@@ -24,7 +24,7 @@ def build(analysis):
         columns.append(col)
         used = ", ".join(ma.used_datasets) or "none"
         t.notes.append(f"{ma.metric}: RP over {len(ma.used_datasets)} datasets with every method ({used})")
-        t.notes.extend(f"{ma.metric}: {n}" for n in ma.notes)
+    t.notes.extend(metric_notes(analysis.metrics))
     for j, m in enumerate(methods):
         t.rows.append(Row(m, [col[j] for col in columns]))
     return [t]

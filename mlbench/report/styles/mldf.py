@@ -4,7 +4,7 @@ significantly better / worse on that dataset by the per-dataset t-test at α (pa
 in the paper, unless the corrected test was requested).  The best per dataset is highlighted."""
 from __future__ import annotations
 
-from mlbench.report.styles.common import arrow, mean_sd
+from mlbench.report.styles.common import arrow, mean_sd, metric_notes
 from mlbench.report.table import Cell, Row, Table, mark_best
 
 MARK = {1: "•", -1: "◦", 0: "", None: ""}
@@ -24,7 +24,7 @@ def build(analysis):
                      for m in ma.methods]
             mark_best(cells, ma.greater_is_better)
             t.rows.append(Row(d, cells, group=group))
-        t.notes.extend(f"{ma.metric}: {n}" for n in ma.notes)
+    t.notes.extend(metric_notes(analysis.metrics))
     t.notes.insert(0, f"control: {ctrl} ({analysis.control_source}); per-dataset test: "
                    f"{analysis.split_test_name} across splits")
     return [t]
