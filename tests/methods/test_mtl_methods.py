@@ -147,18 +147,26 @@ def test_holdout_logistic_wraps_platform_methods():
         assert m.fit_info_["lambda"] in (0.01, 1.0)
         assert m.predict_proba(X[:5]).shape == (5, 4)
     assert lambda_to_C(0.0, 10) == np.inf and lambda_to_C(0.5, 10) == pytest.approx(0.1)
+    assert lambda_to_C(0.5, 10, "sum") == pytest.approx(1.0) and lambda_to_C(0.0, 10, "sum") == np.inf
 
 
-def test_holdout_logistic_single_lambda_equals_br_with_that_C():
+@pytest.mark.parametrize("scale, n_factor", [("sum", False), ("mean", True)])
+def test_holdout_logistic_single_lambda_equals_br_with_that_C(scale, n_factor):
     X, Y = toy()
-    m = HoldoutLogistic(method="br-lr", lambdas=0.1, random_state=0).fit(X, Y)
-    ref = registry.make("br-lr", base_params={"C": 1 / (2 * 0.1 * len(X)), "max_iter": 1000}).fit(X, Y)
+    m = HoldoutLogistic(method="br-lr", lambdas=0.1, scale=scale, random_state=0).fit(X, Y)
+    C = 1 / (2 * 0.1 * (len(X) if n_factor else 1))
+    ref = registry.make("br-lr", base_params={"C": C, "max_iter": 1000}).fit(X, Y)
     np.testing.assert_allclose(m.predict_proba(X), ref.predict_proba(X), atol=1e-6)
+
+
+def test_holdout_logistic_defaults_to_the_summed_scale_of_imtsl():
+    assert HoldoutLogistic().scale == "sum"
 
 
 @pytest.mark.parametrize("est", [TraceNormMTL(lambdas=[-1.0]), ClusteredMTL(n_clusters=0),
                                  MultiTaskFeatureLearning(epsilon=0.0), MultiTaskFeatureLearning(variant="l1"),
-                                 HoldoutLogistic(method="rakel"), TraceNormMTL(validation_fraction=0)])
+                                 HoldoutLogistic(method="rakel"), HoldoutLogistic(scale="median"),
+                                 TraceNormMTL(validation_fraction=0)])
 def test_bad_parameters_raise_config_error(est):
     X, Y = toy(30)
     with pytest.raises(ConfigError):
