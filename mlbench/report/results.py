@@ -32,6 +32,9 @@ FALLBACK_DIRECTIONS = {
     "hierarchical_f1": True, "hf1": True, "hierarchical_precision": True, "hp": True,
     "hierarchical_recall": True, "hr": True, "tree_error": False, "tree_induced_error": False, "te": False,
     "lca_f1": True, "zero_one_loss": False, "log_loss": False,
+    # the runner's timing columns: never a default metric (FIXED_COLUMNS), but --metric fit_seconds
+    # tabulates training times (and tests them) like any lower-is-better measure
+    "fit_seconds": False, "predict_seconds": False, "peak_memory_mb": False,
 }
 
 

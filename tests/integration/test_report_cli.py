@@ -114,3 +114,17 @@ def test_missing_results_are_listed(results, tmp_path, cli):
     code, out, err = cli(["report", path, "--style", "plain", "--metric", "macro_f1"])
     assert code == 0, err
     assert "missing: rakel on scene (timeout x4)" in out
+
+
+def test_fit_seconds_is_a_lower_is_better_metric_on_request_only(tmp_path, cli):
+    df = pd.DataFrame(ROWS)
+    df["fit_seconds"] = [1.0 + 2.0 * (r["method"] == "rakel") for r in ROWS]  # rakel is slowest
+    path = tmp_path / "timed.csv"
+    df.to_csv(path, index=False)
+    code, out, err = cli(["report", path, "--metric", "fit_seconds", "--format", "json", "--style", "plain"])
+    assert code == 0, err
+    ranks = json.loads(out)["metrics"]["fit_seconds"]["ranks"]
+    assert all(row["rakel"] == 3.0 for row in ranks.values())
+    code, out, err = cli(["report", path, "--format", "json"])  # not a default metric
+    assert code == 0, err
+    assert "fit_seconds" not in json.loads(out)["metrics"]
