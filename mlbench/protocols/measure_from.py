@@ -124,6 +124,8 @@ def note_per_measure(results):
         for dataset in dict.fromkeys(rows.loc[rows["method"] == method, "dataset"]):
             sel = layers[(frame["method"] == method) & (frame["dataset"] == dataset)].dropna()
             table = pd.DataFrame(list(sel)).apply(pd.to_numeric, errors="coerce")
+            order = [m for m in getattr(results, "metrics", ()) if m in table]
+            table = table[order + [m for m in table if m not in order]]
             means = ", ".join(f"{m} {v:.1f}" for m, v in table.mean().items() if np.isfinite(v))
             parts.append(f"{dataset}: {means}")
         results.notes.append(f"{method}: each measure is reported from the model grown for it in "
