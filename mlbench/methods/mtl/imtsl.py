@@ -27,8 +27,10 @@ to moderate sparsity and the graph term stays in the model.  ``objective="eq5"``
 Eq. 5, (1/n) sum_q sum_i logloss + tr(W Lbar W^T) + gamma ||W||_1: there the gradient of the loss at
 W = 0 is at most about 0.5 per entry on z-scored inputs, so every gamma >= 5/9 of the grid gives
 W = 0 and the hold-out can only pick gamma = 0 (no l1 term) or an intercept-only model.  The
-baselines keep MALSAR's per-task mean loss (Eq. 4), which is how MALSAR's Logistic_* solvers the
-paper ran are written; Ebar is the sign pattern of Eq. 3 (the paper's Figure 2 shows signs only).
+MALSAR baselines (cmtl, trace, mtl-feat) keep MALSAR's per-task mean loss (Eq. 4), which is how the
+Logistic_* solvers the paper ran are written; BR and CC, which the authors implemented themselves,
+take this module's summed scale (:mod:`mlbench.methods.mtl.baselines`).  Ebar is the sign pattern
+of Eq. 3 (the paper's Figure 2 shows signs only), not weighted by frequencies or coefficients.
 
 ``lambda`` (Algorithm 1) is the l1 penalty of the structure regressions and ``gamma`` the l1
 penalty of W.  Both are chosen on the hold-out of Section 5.3 (:mod:`mlbench.methods.mtl.holdout`)
