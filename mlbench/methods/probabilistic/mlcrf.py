@@ -25,8 +25,8 @@ labels' mutual exclusion.
 
 Regularisation (MC paper, section 6.1: chosen by cross-validation): ``C="cv"`` picks one C from
 ``Cs`` by ``cv``-fold internal cross-validation of the CRF itself, scored by the exact held-out
-conditional log-likelihood sum_n log P(y_n | x_n) (the paper's CLL).  The grid is walked from the
-strongest penalty to the weakest, each fit warm-started from the previous one.  Choosing C from the
+conditional log-likelihood sum_n log P(y_n | x_n) (the paper's CLL), walking the grid from the
+strongest penalty up and stopping once the held-out loss gets worse (:func:`cv_choose_C`).  Choosing C from the
 independent per-label regressions P(y_i | x) instead is wrong for this model: when labels nearly
 determine each other (scene: 93% of images carry exactly one of six labels) every conditional
 P(y_i | y_-i, x) is explained by the other labels, the features get little weight, and the
@@ -63,13 +63,18 @@ def pair_index(L):
 
 
 def unpack(theta, L, m):
-    """Split theta into (W (L, m), b (L,), U (P, m), c (P,)) views."""
+    """Split theta into views (Wt (m, L), b (L,), Ut (m, P), c (P,)).
+
+    The weights are stored feature-major (W transposed) so that X @ Wt and the gradient X.T @ R
+    are C-contiguous without a transpose copy: on rcv1 (47,236 features, 2.6 million parameters)
+    the transposed copies took as long as the sparse products.
+    """
     P = L * (L - 1) // 2
-    W = theta[: L * m].reshape(L, m)
-    b = theta[L * m: L * m + L]
-    U = theta[L * m + L: L * m + L + P * m].reshape(P, m)
-    c = theta[L * m + L + P * m:]
-    return W, b, U, c
+    Wt = theta[: m * L].reshape(m, L)
+    b = theta[m * L: m * L + L]
+    Ut = theta[m * L + L: m * L + L + m * P].reshape(m, P)
+    c = theta[m * L + L + m * P:]
+    return Wt, b, Ut, c
 
 
 def pseudo_loglik_and_grad(theta, X, Y, I, J, reg_node, reg_pair, reg_edge_bias=1.0):
@@ -79,11 +84,12 @@ def pseudo_loglik_and_grad(theta, X, Y, I, J, reg_node, reg_pair, reg_edge_bias=
     + reg_edge_bias ||c||^2 / 2.
     """
     n, L = Y.shape
-    W, b, U, c = unpack(theta, L, X.shape[1])
+    m = X.shape[1]
+    Wt, b, Ut, c = unpack(theta, L, m)
     P = len(I)
     Yf = Y.astype(np.float64)
-    E = np.asarray(X @ U.T) + c                                   # (n, P) edge inputs
-    logit = np.asarray(X @ W.T) + b
+    E = np.asarray(X @ Ut) + c                                    # (n, P) edge inputs
+    logit = np.asarray(X @ Wt) + b
     # pair (i, j) adds y_j * E_ij to label i's logit and y_i * E_ij to label j's
     MI = np.zeros((P, L))
     MI[np.arange(P), I] = 1.0
@@ -93,11 +99,18 @@ def pseudo_loglik_and_grad(theta, X, Y, I, J, reg_node, reg_pair, reg_edge_bias=
     f = -bernoulli_loglik(logit, Y).sum()
     R = Yf - 1.0 / (1.0 + np.exp(-logit))                          # d loglik / d logit
     dE = R[:, I] * Yf[:, J] + R[:, J] * Yf[:, I]
-    gW = -np.asarray(X.T @ R).T + W * reg_node[:, None]
-    gU = -np.asarray(X.T @ dE).T + U * reg_pair[:, None]
-    gc = -dE.sum(axis=0) + reg_edge_bias * c
-    f += 0.5 * (reg_node @ (W * W).sum(axis=1) + reg_pair @ (U * U).sum(axis=1) + reg_edge_bias * (c @ c))
-    grad = np.concatenate([gW.ravel(), -R.sum(axis=0), gU.ravel(), gc])
+    f += 0.5 * (reg_node @ np.einsum("ij,ij->j", Wt, Wt) + reg_pair @ np.einsum("ij,ij->j", Ut, Ut)
+                + reg_edge_bias * (c @ c))
+    grad = np.empty_like(theta)
+    gWt, gb, gUt, gc = unpack(grad, L, m)
+    gWt[:] = np.asarray(X.T @ R)
+    gWt -= Wt * reg_node
+    gWt *= -1.0
+    gb[:] = -R.sum(axis=0)
+    gUt[:] = np.asarray(X.T @ dE)
+    gUt -= Ut * reg_pair
+    gUt *= -1.0
+    gc[:] = -dE.sum(axis=0) + reg_edge_bias * c
     return f, grad
 
 
@@ -120,15 +133,15 @@ def fit_pseudo_likelihood(X, Y, C, theta0=None, max_iter=500, edge_bias_penalty=
 def log_joint_chunks(X, theta, L, allY):
     """Yield (row slice, log P(y | x) for those rows and every row of ``allY``), in row chunks so
     at most about ``_CHUNK`` values are held at once."""
-    W, b, U, c = unpack(theta, L, X.shape[1])
+    Wt, b, Ut, c = unpack(theta, L, X.shape[1])
     I, J = pair_index(L)
     Yv = allY.astype(np.float64)
     pairs = Yv[:, I] * Yv[:, J]
     step = max(1, _CHUNK // len(allY))
     for s in range(0, X.shape[0], step):
         rows = slice(s, min(s + step, X.shape[0]))
-        A = np.asarray(X[rows] @ W.T) + b
-        E = np.asarray(X[rows] @ U.T) + c
+        A = np.asarray(X[rows] @ Wt) + b
+        E = np.asarray(X[rows] @ Ut) + c
         phi = A @ Yv.T + E @ pairs.T
         yield rows, phi - logsumexp(phi, axis=1, keepdims=True)
 
@@ -152,18 +165,25 @@ def joint_loglik(X, Y, theta):
 def cv_choose_C(X, Y, Cs, cv, max_iter, edge_bias_penalty, random_state):
     """The C of ``Cs`` with the best ``cv``-fold held-out exact log-likelihood; (C, losses).
 
-    ``losses[k]`` is the summed held-out -log P(y | x) of ``sorted(Cs)[k]``; ties go to the
-    stronger penalty (smaller C).
+    The grid is walked from the strongest penalty (smallest C) to the weakest, every fold's fit
+    warm-started from its fit at the previous C, and the walk stops at the first C whose summed
+    held-out loss is worse than the previous one's (the loss is taken to be unimodal in log C; the
+    weak-penalty fits are the slowest, up to 8x the strongest on scene).  ``losses`` holds the
+    summed held-out -log P(y | x) of each C tried, in ascending C; ties go to the smaller C.
     """
     grid = sorted(float(c) for c in Cs)
-    loss = np.zeros(len(grid))
-    folds = KFold(int(cv), shuffle=True, random_state=random_state)
-    for tr, te in folds.split(X):
-        theta = None
-        for k, C in enumerate(grid):           # strongest penalty first: each fit warm-starts the next
-            theta, _ = fit_pseudo_likelihood(X[tr], Y[tr], C, theta, max_iter, edge_bias_penalty)
-            loss[k] -= joint_loglik(X[te], Y[te], theta).sum()
-    return grid[int(np.argmin(loss))], loss
+    folds = list(KFold(int(cv), shuffle=True, random_state=random_state).split(X))
+    thetas = [None] * len(folds)
+    loss = []
+    for C in grid:
+        total = 0.0
+        for f, (tr, te) in enumerate(folds):
+            thetas[f], _ = fit_pseudo_likelihood(X[tr], Y[tr], C, thetas[f], max_iter, edge_bias_penalty)
+            total -= joint_loglik(X[te], Y[te], thetas[f]).sum()
+        loss.append(total)
+        if len(loss) > 1 and loss[-1] > loss[-2]:
+            break
+    return grid[int(np.argmin(loss))], np.array(loss)
 
 
 class PairwiseCRF(MultiLabelClassifier):
@@ -218,7 +238,8 @@ class PairwiseCRF(MultiLabelClassifier):
         else:
             self.C_ = float(self.C)
         theta, res = fit_pseudo_likelihood(X, Y, self.C_, None, self.max_iter, self.edge_bias_penalty)
-        self.W_, self.b_, self.U_, self.c_ = (a.copy() for a in unpack(theta, L, X.shape[1]))
+        Wt, b, Ut, c = unpack(theta, L, X.shape[1])
+        self.W_, self.b_, self.U_, self.c_ = Wt.T.copy(), b.copy(), Ut.T.copy(), c.copy()
         self.theta_ = theta
         self.pairs_ = pair_index(L)
         self.n_iter_ = max(1, int(res.nit))
