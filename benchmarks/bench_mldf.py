@@ -78,6 +78,13 @@ def plain_sklearn_forests():
         pct._ESTIMATORS.update(saved)
 
 
+def peak_rss_mb():
+    """The process's peak resident set (Linux ru_maxrss is in KB)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def first_split(name):
     from mlbench.data import load_dataset
 
@@ -114,8 +121,11 @@ def bench_fits(datasets, measures, compare, max_layers):
         own = est.measure_outputs(Xte)
         pred_s = time.perf_counter() - start
         info = est.fit_info_
+        n_forests = len({id(f) for layers in est.branches_.values() for lay in layers
+                         for f in lay["forests"]})
         print(f"{name}: one mldf fit {fit_s:.1f} s (predict {pred_s:.2f} s); out-of-fold layer "
-              f"computations {info['layer_fits']} (separate fits: {info['layer_fits_separate']})")
+              f"computations {info['layer_fits']} (separate fits: {info['layer_fits_separate']}); "
+              f"{n_forests} forests kept; peak RSS so far {peak_rss_mb():.0f} MB")
         print(f"{'measure':>20} {'kept':>5} {'grown':>6} {'test value':>10}")
         for col in columns:
             print(f"{col:>20} {info['layers'][col]:5d} {info['layers_grown'][col]:6d} "
