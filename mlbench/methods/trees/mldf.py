@@ -104,9 +104,10 @@ class _Cascade(MultiLabelClassifier):
         H = np.zeros(Y.shape)
         folds = KFold(n_splits=self.n_folds, shuffle=True, random_state=int(fold_seed))
         for train, held in folds.split(Z):
+            Z_train, Y_train, Z_held = Z[train], Y[train], Z[held]
             for forest in self._forests(t, seeds):
-                fit_forest(forest, Z[train], Y[train])
-                H[held] += forest_proba(forest, Z[held])
+                fit_forest(forest, Z_train, Y_train)
+                H[held] += forest_proba(forest, Z_held)
         return H / self._n_forests()
 
     def _grow(self, X, Y, measures):
