@@ -131,3 +131,9 @@ def test_forest_backends_give_identical_scores_and_predictions(name):
     np.testing.assert_array_equal(ref.predict_proba(X[110:]), fast.predict_proba(X[110:]))
     np.testing.assert_array_equal(ref.predict(X[110:]), fast.predict(X[110:]))
     assert isinstance(fast.estimators_[0].estimators_[0], EntropyTree)
+
+
+def test_forest_keeps_sklearn_trees_on_sparse_input():
+    m = registry.make("rf-down", backend="cython", n_estimators=2, random_state=0)
+    m.fit(sparse.csr_matrix(X[:110]), Y[:110])
+    assert isinstance(m.estimators_[0].estimators_[0], DecisionTreeClassifier)
