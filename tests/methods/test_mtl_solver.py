@@ -164,3 +164,12 @@ def test_fista_affine_reuse_gives_the_same_iterates():
     assert a.n_iter == b.n_iter == 60
     # one product per trial point (plus the start), not two per iteration
     assert calls["n"] <= 60 + 1 + 20
+
+
+@pytest.mark.parametrize("t", [0.0, 0.3, 2.5])
+def test_soft_threshold_is_eq7(t):
+    from mlbench.methods.mtl.prox import soft_threshold
+    V = np.random.default_rng(1).standard_normal((30, 7)) * 2
+    out = soft_threshold(V, t)
+    np.testing.assert_array_equal(out, np.sign(V) * np.maximum(np.abs(V) - t, 0.0))
+    assert np.all(out[np.abs(V) <= t] == 0)

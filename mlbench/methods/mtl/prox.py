@@ -18,8 +18,13 @@ import scipy.linalg
 
 
 def soft_threshold(V, t):
-    """Element-wise soft-thresholding (Eq. 7): the prox of ``t * ||.||_1``."""
-    return np.sign(V) * np.maximum(np.abs(V) - t, 0.0)
+    """Element-wise soft-thresholding (Eq. 7): the prox of ``t * ||.||_1``.
+
+    Written as V - clip(V, -t, t) (= sign(V) max(|V| - t, 0), exactly 0 where |V| <= t): two passes
+    over the array instead of four, which matters for the Q x Q x B structure problems.
+    """
+    V = np.asarray(V, dtype=np.float64)
+    return V - np.clip(V, -t, t)
 
 
 def singular_value_threshold(V, t):
