@@ -86,3 +86,19 @@ def test_cv_is_seeded():
 def test_bad_edge_bias_penalty():
     with pytest.raises(MlbenchError, match="edge_bias_penalty"):
         PairwiseCRF(C=1.0, edge_bias_penalty=0.0).fit(X, Y)
+
+
+def test_sparse_input_and_unused_features_give_the_dense_model():
+    """Sparse X equals dense X; an all-zero feature gets weight 0 and changes nothing else."""
+    import scipy.sparse as sp
+
+    Xs = np.where(np.abs(X) > 0.6, X, 0.0)
+    Xz = np.insert(Xs, 1, 0.0, axis=1)                  # feature 1 is zero in every row
+    dense = PairwiseCRF(C=1.0).fit(Xs, Y)
+    sparse = PairwiseCRF(C=1.0).fit(sp.csr_matrix(Xz), Y)
+    np.testing.assert_array_equal(sparse.W_[:, 1], 0.0)
+    np.testing.assert_array_equal(sparse.U_[:, 1], 0.0)
+    np.testing.assert_allclose(np.delete(sparse.W_, 1, axis=1), dense.W_, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(np.delete(sparse.U_, 1, axis=1), dense.U_, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(sparse.joint_log_proba(sp.csr_matrix(Xz[:30]), Y[:30]),
+                               dense.joint_log_proba(Xs[:30], Y[:30]), rtol=1e-7)

@@ -42,6 +42,7 @@ the MAP vector, log Z(x) for ``joint_log_proba`` and the marginals for ``predict
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.optimize import minimize
 from scipy.special import logsumexp
 from sklearn.model_selection import KFold
@@ -116,20 +117,54 @@ def pseudo_loglik_and_grad(theta, X, Y, I, J, reg_node, reg_pair, reg_edge_bias=
     return f, grad
 
 
+def used_features(X):
+    """Sorted indices of the columns of ``X`` with at least one nonzero entry."""
+    if sp.issparse(X):
+        return np.unique(sp.csr_matrix(X).indices).astype(np.intp)
+    return np.flatnonzero(np.any(np.asarray(X) != 0, axis=0)).astype(np.intp)
+
+
+def restrict(theta, used, L, m):
+    """theta restricted to the feature rows ``used`` (the inverse of :func:`expand`)."""
+    Wt, b, Ut, c = unpack(theta, L, m)
+    return np.concatenate([Wt[used].ravel(), b, Ut[used].ravel(), c])
+
+
+def expand(theta_used, used, L, m):
+    """The full theta over ``m`` features whose feature rows outside ``used`` are zero."""
+    P = L * (L - 1) // 2
+    full = np.zeros(L * m + L + P * m + P)
+    Wt, b, Ut, c = unpack(full, L, m)
+    Wu, bu, Uu, cu = unpack(theta_used, L, len(used))
+    Wt[used], b[:], Ut[used], c[:] = Wu, bu, Uu, cu
+    return full
+
+
 def fit_pseudo_likelihood(X, Y, C, theta0=None, max_iter=500, edge_bias_penalty=1.0):
     """Minimise the penalised negative pseudo-log-likelihood with feature-weight strength ``C``.
 
     Returns (theta, scipy OptimizeResult).  ``theta0`` warm-starts L-BFGS.
+
+    Only the features nonzero in some row of ``X`` are optimised; the others' weights are 0.
+    This is exact: such a weight enters the objective through its penalty alone, so its
+    gradient is its penalty's, it is 0 at the optimum, and L-BFGS started at 0 never moves
+    it.  Why: L-BFGS-B's own work is linear in the number of parameters and was 70% of a fit
+    on rcv1subset1, whose training folds use 16-19 thousand of the 47,236 tf-idf features.
     """
     n, L = Y.shape
+    m = X.shape[1]
     I, J = pair_index(L)
     P = len(I)
+    used = used_features(X)
+    Xu = X[:, used]
     if theta0 is None:
-        theta0 = np.zeros(L * X.shape[1] + L + P * X.shape[1] + P)
+        theta0 = np.zeros(L * len(used) + L + P * len(used) + P)
+    else:
+        theta0 = restrict(theta0, used, L, m)
     res = minimize(pseudo_loglik_and_grad, theta0,
-                   args=(X, Y, I, J, np.full(L, 1.0 / C), np.full(P, 1.0 / C), float(edge_bias_penalty)),
+                   args=(Xu, Y, I, J, np.full(L, 1.0 / C), np.full(P, 1.0 / C), float(edge_bias_penalty)),
                    jac=True, method="L-BFGS-B", options={"maxiter": int(max_iter)})
-    return res.x, res
+    return expand(res.x, used, L, m), res
 
 
 def log_joint_chunks(X, theta, L, allY):
