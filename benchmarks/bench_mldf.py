@@ -1,24 +1,22 @@
 """MLDF speed: one ``mldf`` fit (the six measures' cascades grown together) on yeast and scene
 (time, layers kept / grown per measure, shared layer computations), optionally against the previous
-way (six separate fits, plain scikit-learn forests) in the same run, and the cost of the Table 2
+way (six separate single-measure fits) in the same run, and the cost of the Table 2
 confidences (O(n) log-space version against the direct O(n^2) formulas).
 
     MLBENCH_MIRROR=/work/shared/datasets .venv/bin/python benchmarks/bench_mldf.py \
         [--datasets yeast,scene] [--measures hl,oe,cov,rl,ap,auc] [--compare] [--max-layers T] \
-        [--no-fit | --forests-only] [--repeats 3]
+        [--no-fit] [--repeats 3]
 
 The fit uses the mldf protocol's first split (50/50 holdout, seed 0) and the registered parameters;
 it prints the test value of each measure from the cascade grown for it, and wall and CPU
 (process) time: on a shared machine the CPU time is the better estimate of the work.  ``--compare``
 checks that the separate fits give the same test probabilities (they must: same seeds, same trees).
-One layer's two forests (layers 1 and 4) are timed with scikit-learn's classes and with pct.py's
-direct tree construction (same trees).  The confidences are timed on matrices of each dataset's training shape (rows x labels) and on a
+The confidences are timed on matrices of each dataset's training shape (rows x labels) and on a
 CAL500-shaped one (251 x 174); both versions are checked to agree.
 """
 from __future__ import annotations
 
 import argparse
-import contextlib
 import time
 
 import numpy as np
@@ -60,26 +58,6 @@ def bench_confidences(shapes, repeats):
             assert fast.shape == ((L,) if axis == "label" else (m,))
 
 
-@contextlib.contextmanager
-def plain_sklearn_forests():
-    """The forests as before the direct tree construction: scikit-learn's own classes (which clone
-    a template tree per tree).  Same trees, so only the time differs."""
-    from sklearn.ensemble import (ExtraTreesClassifier, ExtraTreesRegressor,
-                                  RandomForestClassifier, RandomForestRegressor)
-
-    from mlbench.methods.trees import pct
-
-    saved = dict(pct._ESTIMATORS)
-    pct._ESTIMATORS.update({("variance", "rf"): RandomForestRegressor,
-                            ("variance", "erf"): ExtraTreesRegressor,
-                            ("entropy", "rf"): RandomForestClassifier,
-                            ("entropy", "erf"): ExtraTreesClassifier})
-    try:
-        yield
-    finally:
-        pct._ESTIMATORS.update(saved)
-
-
 def peak_rss_mb():
     """The process's peak resident set (Linux ru_maxrss is in KB)."""
     import resource
@@ -104,43 +82,10 @@ def test_value(metric_name, Y, P):
     return metric(Y, (P > 0.5).astype(int) if metric.needs == "predictions" else P)
 
 
-def bench_forests(datasets, repeats):
-    """CPU time of one layer's two forests (RF-PCT + ERF-PCT) on a training fold, built by
-    scikit-learn's classes (a clone per tree) and by the direct construction of pct.py."""
-    from mlbench.methods.trees.mldf import MLDF
-    from mlbench.methods.trees.pct import fit_forest
-
-    print("\nOne layer's forests on 4/5 of the training part (layer sizes of the paper), CPU s")
-    print(f"{'dataset':>8} {'layer':>5} {'trees':>5} {'depth':>5} {'sklearn':>8} {'direct':>8} "
-          f"{'ratio':>6}")
-    for name in datasets:
-        Xtr, Ytr, _, _ = first_split(name)
-        rows = np.random.default_rng(0).permutation(len(Xtr))[: len(Xtr) * 4 // 5]
-        X, Y = Xtr[rows], Ytr[rows]
-        est = MLDF()
-        for t in (1, 4):
-            def fit():
-                for forest in est._forests(t, [1, 2]):
-                    fit_forest(forest, X, Y)
-            cpu = {}
-            for label in ("sklearn", "direct"):
-                ctx = plain_sklearn_forests() if label == "sklearn" else contextlib.nullcontext()
-                with ctx:
-                    best = np.inf
-                    for _ in range(repeats):
-                        start = time.process_time()
-                        fit()
-                        best = min(best, time.process_time() - start)
-                cpu[label] = best
-            n_est, depth = est._layer_size(t)
-            print(f"{name:>8} {t:5d} {n_est:5d} {depth:5d} {cpu['sklearn']:8.2f} "
-                  f"{cpu['direct']:8.2f} {cpu['sklearn'] / cpu['direct']:6.2f}", flush=True)
-
-
 def bench_fits(datasets, measures, compare, max_layers):
     """One ``mldf`` fit (all measures, shared layers) per dataset; with ``compare``, also the
-    separate per-measure fits with plain scikit-learn forests (the previous implementation) in the
-    same run, checked to give identical test probabilities."""
+    separate per-measure fits (the mldf-* variants, as the protocol ran them before) in the same
+    run, checked to give identical test probabilities."""
     names = [SHORT[m] for m in measures]
     columns = [METRIC_COLUMN.get(m, m) for m in names]
     extra = {} if max_layers is None else {"max_layers": max_layers}
@@ -169,15 +114,14 @@ def bench_fits(datasets, measures, compare, max_layers):
         if not compare:
             continue
         total, total_cpu, same = 0.0, 0.0, True
-        with plain_sklearn_forests():
-            for short, col in zip(measures, columns):
-                single = registry.make(f"mldf-{short}", random_state=0, **extra)
-                start, cpu = time.perf_counter(), time.process_time()
-                single.fit(Xtr, Ytr)
-                total += time.perf_counter() - start
-                total_cpu += time.process_time() - cpu
-                same &= np.array_equal(single.predict_proba(Xte), own[col]["scores"])
-        print(f"{name}: {len(measures)} separate fits with plain scikit-learn forests (before) "
+        for short, col in zip(measures, columns):
+            single = registry.make(f"mldf-{short}", random_state=0, **extra)
+            start, cpu = time.perf_counter(), time.process_time()
+            single.fit(Xtr, Ytr)
+            total += time.perf_counter() - start
+            total_cpu += time.process_time() - cpu
+            same &= np.array_equal(single.predict_proba(Xte), own[col]["scores"])
+        print(f"{name}: {len(measures)} separate single-measure fits (before) "
               f"{total:.1f} s, CPU {total_cpu:.1f} s; one mldf fit (after) {fit_s:.1f} s, CPU "
               f"{fit_cpu:.1f} s; ratio {total / fit_s:.2f} (CPU {total_cpu / fit_cpu:.2f}); "
               f"identical test probabilities: {'yes' if same else 'NO'}", flush=True)
@@ -188,18 +132,14 @@ def main():
     ap.add_argument("--datasets", default="yeast,scene")
     ap.add_argument("--measures", default="hl,oe,cov,rl,ap,auc")
     ap.add_argument("--no-fit", action="store_true", help="time the confidences only")
-    ap.add_argument("--forests-only", action="store_true",
-                    help="time the confidences and one layer's forests, no MLDF fit")
     ap.add_argument("--compare", action="store_true",
-                    help="also time the separate per-measure fits with plain scikit-learn forests")
+                    help="also time the separate per-measure fits (mldf-hl, ..., mldf-auc)")
     ap.add_argument("--max-layers", type=int, default=None, help="T (default: the paper's 20)")
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
     bench_confidences({"yeast": (1208, 14), "scene": (1203, 6), "cal500": (251, 174)},
                       args.repeats)
     if not args.no_fit:
-        bench_forests(args.datasets.split(","), args.repeats)
-    if not (args.no_fit or args.forests_only):
         bench_fits(args.datasets.split(","), args.measures.split(","), args.compare,
                    args.max_layers)
 

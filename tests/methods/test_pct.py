@@ -88,21 +88,3 @@ def test_bad_split_name_is_a_config_error():
     with pytest.raises(ConfigError):
         MultiLabelForest(split="gini").fit(X, Y)
 
-
-@pytest.mark.parametrize("split,randomization", [("variance", "rf"), ("variance", "erf"),
-                                                 ("entropy", "rf"), ("entropy", "erf")])
-def test_direct_tree_construction_gives_scikit_learns_forest(split, randomization):
-    from sklearn.ensemble import (ExtraTreesClassifier, ExtraTreesRegressor,
-                                  RandomForestClassifier, RandomForestRegressor)
-    plain_cls = {("variance", "rf"): RandomForestRegressor,
-                 ("variance", "erf"): ExtraTreesRegressor,
-                 ("entropy", "rf"): RandomForestClassifier,
-                 ("entropy", "erf"): ExtraTreesClassifier}[split, randomization]
-    ours = make_forest(split, randomization, n_estimators=7, max_depth=4, random_state=3)
-    assert isinstance(ours, plain_cls) and type(ours) is not plain_cls
-    plain = plain_cls(**ours.get_params())
-    fit_forest(ours, X, Y)
-    fit_forest(plain, X, Y)
-    assert [t.random_state for t in ours.estimators_] == [t.random_state for t in plain.estimators_]
-    assert [t.get_params() for t in ours.estimators_] == [t.get_params() for t in plain.estimators_]
-    np.testing.assert_array_equal(forest_proba(ours, X), forest_proba(plain, X))

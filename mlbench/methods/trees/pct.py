@@ -28,13 +28,6 @@ How this maps exactly onto scikit-learn (checked against sklearn/tree/_criterion
   impurity is ``(1/L) sum_j H(y_j)`` (per-output entropies summed, divided by L), i.e. the ML-C4.5
   heuristic up to a constant factor.  (Unlike C4.5 there is no gain ratio and no pruning; the same
   holds for the other engineers' ``c45`` base learner.)
-
-Speed: scikit-learn makes each tree of a forest by cloning a template tree, which inspects the
-constructor's signature several times (about 2 ms per tree, 14% of an MLDF fit on yeast, which
-builds thousands of small trees).  The forests here are scikit-learn's classes with that one step
-replaced by a direct constructor call (:class:`_DirectTrees`); the trees get the same parameters and
-the same seed, so the forests are identical (``tests/methods/test_pct.py`` compares them with the
-plain scikit-learn classes).
 """
 from __future__ import annotations
 
@@ -48,50 +41,14 @@ from mlbench.errors import ConfigError
 from mlbench.methods.base import MultiLabelClassifier
 from mlbench.methods.registry import register
 
-
-
-class _DirectTrees:
-    """Mixin for a scikit-learn forest: build each tree with its constructor (see module doc).
-
-    Same parameters as ``BaseEnsemble._make_estimator`` (the forest's ``estimator_params`` on a
-    default tree of the forest's tree class) and the same seed: ``_set_random_states`` draws one
-    ``randint(int32 max)`` from the forest's RandomState for a tree's single ``random_state``
-    parameter.
-    """
-
-    def _make_estimator(self, append=True, random_state=None):
-        tree = type(self.estimator_)(**{p: getattr(self, p) for p in self.estimator_params})
-        if random_state is not None:
-            tree.random_state = check_random_state(random_state).randint(np.iinfo(np.int32).max)
-        if append:
-            self.estimators_.append(tree)
-        return tree
-
-
-class DirectRandomForestRegressor(_DirectTrees, RandomForestRegressor):
-    """``RandomForestRegressor`` with the direct tree construction of :class:`_DirectTrees`."""
-
-
-class DirectExtraTreesRegressor(_DirectTrees, ExtraTreesRegressor):
-    """``ExtraTreesRegressor`` with the direct tree construction of :class:`_DirectTrees`."""
-
-
-class DirectRandomForestClassifier(_DirectTrees, RandomForestClassifier):
-    """``RandomForestClassifier`` with the direct tree construction of :class:`_DirectTrees`."""
-
-
-class DirectExtraTreesClassifier(_DirectTrees, ExtraTreesClassifier):
-    """``ExtraTreesClassifier`` with the direct tree construction of :class:`_DirectTrees`."""
-
-
 SPLITS = ("variance", "entropy")
 RANDOMIZATIONS = ("rf", "erf")
 
 _ESTIMATORS = {
-    ("variance", "rf"): DirectRandomForestRegressor,
-    ("variance", "erf"): DirectExtraTreesRegressor,
-    ("entropy", "rf"): DirectRandomForestClassifier,
-    ("entropy", "erf"): DirectExtraTreesClassifier,
+    ("variance", "rf"): RandomForestRegressor,
+    ("variance", "erf"): ExtraTreesRegressor,
+    ("entropy", "rf"): RandomForestClassifier,
+    ("entropy", "erf"): ExtraTreesClassifier,
 }
 
 
