@@ -87,4 +87,3 @@ def test_constant_label_and_single_label():
 def test_bad_split_name_is_a_config_error():
     with pytest.raises(ConfigError):
         MultiLabelForest(split="gini").fit(X, Y)
-
