@@ -13,7 +13,8 @@ Learning maximises the L2-penalised pseudo-likelihood, a convex surrogate of the
 
     sum_n sum_i log P(y_i | y_-i, x),  P(y_i = 1 | y_-i, x) = sigmoid(w_i.x + b_i + sum_j y_j (u_ij.x + c_ij)),
 
-with L-BFGS (scipy) on the analytic gradient.  Penalty: (||W||^2 + ||U||^2) / (2 C) on the feature
+with L-BFGS on the analytic gradient (our unconstrained loop, ``_lbfgs.py``, with L-BFGS-B's
+stopping rules: 1.4-1.6x faster per iteration at rcv1's million parameters).  Penalty: (||W||^2 + ||U||^2) / (2 C) on the feature
 weights, ``edge_bias_penalty`` * ||c||^2 / 2 on the edge biases (a Gaussian prior of precision 1 by
 default, independent of C), none on the node biases b_i (as in scikit-learn's logistic regression).
 
@@ -43,13 +44,13 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import minimize
 from scipy.special import logsumexp
 from sklearn.model_selection import KFold
 from sklearn.utils import check_random_state
 
 from mlbench.errors import ConfigError
 from mlbench.methods.base import MultiLabelClassifier, check_multilabel_Y
+from mlbench.methods.probabilistic._lbfgs import lbfgs
 from mlbench.methods.probabilistic._logistic import (DEFAULT_CS, JOINT_MODE_XFAIL, bernoulli_loglik, check_Cs,
                                                      check_min_rows, single_blas_thread)
 from mlbench.methods.registry import register
@@ -143,7 +144,8 @@ def expand(theta_used, used, L, m):
 def fit_pseudo_likelihood(X, Y, C, theta0=None, max_iter=500, edge_bias_penalty=1.0):
     """Minimise the penalised negative pseudo-log-likelihood with feature-weight strength ``C``.
 
-    Returns (theta, scipy OptimizeResult).  ``theta0`` warm-starts L-BFGS.
+    Returns (theta, result of :func:`~mlbench.methods.probabilistic._lbfgs.lbfgs`).  ``theta0``
+    warm-starts L-BFGS, which stops by scipy L-BFGS-B's default rules.
 
     Only the features nonzero in some row of ``X`` are optimised; the others' weights are 0.
     This is exact: such a weight enters the objective through its penalty alone, so its
@@ -161,9 +163,9 @@ def fit_pseudo_likelihood(X, Y, C, theta0=None, max_iter=500, edge_bias_penalty=
         theta0 = np.zeros(L * len(used) + L + P * len(used) + P)
     else:
         theta0 = restrict(theta0, used, L, m)
-    res = minimize(pseudo_loglik_and_grad, theta0,
-                   args=(Xu, Y, I, J, np.full(L, 1.0 / C), np.full(P, 1.0 / C), float(edge_bias_penalty)),
-                   jac=True, method="L-BFGS-B", options={"maxiter": int(max_iter)})
+    res = lbfgs(pseudo_loglik_and_grad, theta0,
+                args=(Xu, Y, I, J, np.full(L, 1.0 / C), np.full(P, 1.0 / C), float(edge_bias_penalty)),
+                max_iter=int(max_iter))
     return expand(res.x, used, L, m), res
 
 

@@ -1,0 +1,42 @@
+"""The L-BFGS loop used by mlcrf: same minimiser as scipy's L-BFGS-B, honest result fields."""
+import numpy as np
+from scipy.optimize import minimize
+
+from mlbench.methods.probabilistic._lbfgs import lbfgs
+
+rng = np.random.RandomState(0)
+A = rng.randn(80, 12)
+y = (A @ rng.randn(12) + rng.randn(80) > 0).astype(float)
+
+
+def logistic_l2(w, A, y, lam):
+    """Penalised logistic loss and gradient (convex, smooth)."""
+    z = A @ w
+    f = np.logaddexp(0.0, z).sum() - y @ z + 0.5 * lam * (w @ w)
+    g = A.T @ (1.0 / (1.0 + np.exp(-z)) - y) + lam * w
+    return f, g
+
+
+def test_same_minimiser_as_lbfgsb():
+    for lam in (0.1, 1.0, 10.0):
+        ours = lbfgs(logistic_l2, np.zeros(12), args=(A, y, lam))
+        ref = minimize(logistic_l2, np.zeros(12), args=(A, y, lam), jac=True, method="L-BFGS-B")
+        assert ours.success
+        np.testing.assert_allclose(ours.x, ref.x, atol=1e-4)
+        assert abs(ours.fun - ref.fun) <= 1e-7 * abs(ref.fun)
+        np.testing.assert_allclose(logistic_l2(ours.x, A, y, lam)[1], ours.jac)
+
+
+def test_quadratic_solved_and_iterations_capped():
+    H = np.diag(np.linspace(1.0, 50.0, 30))
+    b = np.arange(30.0)
+    quad = lambda x: (0.5 * x @ H @ x - b @ x, H @ x - b)
+    res = lbfgs(quad, np.zeros(30), gtol=1e-9, ftol=0.0, max_iter=500)
+    np.testing.assert_allclose(res.x, b / np.diag(H), atol=1e-7)
+    capped = lbfgs(quad, np.zeros(30), max_iter=3)
+    assert capped.nit == 3 and not capped.success and capped.nfev >= 4
+
+
+def test_starting_at_the_minimum_takes_no_step():
+    res = lbfgs(lambda x: (x @ x, 2 * x), np.zeros(5))
+    assert res.nit == 0 and res.nfev == 1 and res.success
