@@ -126,16 +126,17 @@ def grow_tree(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1] y,
     cdef Record* stack = <Record*>&stack_mem[0]
     cdef intp_t node_count
     with nogil:
-        node_count = _grow(Xl, S, y, n_classes, rand_state, min_samples_leaf, feature, threshold, left, right, value,
-                           T, features, constant_features, stamp, goes_left, tmp, counts, stack,
-                           dval)
+        node_count = _grow(Xl, S, y, n_classes, rand_state, min_samples_leaf, feature, threshold,
+                           left, right, value, T, features, constant_features, stamp,
+                           goes_left, tmp, counts, stack, dval)
     return (feature_a[:node_count], threshold_a[:node_count], left_a[:node_count],
             right_a[:node_count], value_a[:node_count])
 
 
 cdef intp_t _grow(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1] y,
-                  intp_t C, uint32_t rand_state, intp_t msl, intp_t[::1] feature, float64_t[::1] threshold,
-                  intp_t[::1] left, intp_t[::1] right, float64_t[:, ::1] value, float64_t[::1] T,
+                  intp_t C, uint32_t rand_state, intp_t msl, intp_t[::1] feature,
+                  float64_t[::1] threshold, intp_t[::1] left, intp_t[::1] right,
+                  float64_t[:, ::1] value, float64_t[::1] T,
                   intp_t[::1] features, intp_t[::1] constant_features, intp_t[::1] stamp,
                   uint8_t[::1] goes_left, intp_t[::1] tmp, float64_t[::1] counts,
                   Record* stack, float32_t[::1] dval) noexcept nogil:
@@ -297,7 +298,7 @@ cdef intp_t _grow(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1
                 imp_r = _entropy(cr, C, wr)
                 improvement = ((w_node / w_total) *
                                (impurity - (wr / w_node * imp_r) - (wl / w_node * imp_l)))
-            # constant-feature invariant of scikit-learn (features[:n_known] restored, new ones saved)
+            # scikit-learn's constant-feature invariant: features[:n_known] restored, new ones saved
             if n_known > 0:
                 memcpy(&features[0], &constant_features[0], sizeof(intp_t) * n_known)
             if n_found > 0:
@@ -360,7 +361,7 @@ cdef intp_t _grow(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1
 
 def apply_tree(const float32_t[:, ::1] X, const intp_t[::1] feature,
                const float64_t[::1] threshold, const intp_t[::1] left, const intp_t[::1] right):
-    """Leaf reached by every row of ``X`` (float32, as scikit-learn compares): ``x_f <= t`` goes left."""
+    """Leaf reached by each row of ``X`` (float32, as scikit-learn compares; ``x_f <= t``: left)."""
     cdef intp_t n = X.shape[0], i, node
     out_a = np.empty(n, dtype=np.intp)
     cdef intp_t[::1] out = out_a

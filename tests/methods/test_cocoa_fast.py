@@ -53,7 +53,8 @@ def test_grow_tree_equals_sklearn_node_for_node(case):
         np.testing.assert_array_equal(ref.feature[inner], feature[inner])
         np.testing.assert_array_equal(ref.threshold[inner], threshold[inner])
         np.testing.assert_array_equal(ref.value[:, 0, 1], proba)
-        np.testing.assert_array_equal(ref.apply(A32), apply_tree(A32, feature, threshold, left, right))
+        leaves = apply_tree(A32, feature, threshold, left, right)
+        np.testing.assert_array_equal(ref.apply(A32), leaves)
 
 
 def test_grow_tree_on_a_row_subset_sees_only_those_rows():

@@ -12,17 +12,17 @@ For each label j:
 * a threshold t_j maximising the F-measure of f_j on the training set, searched on the grid
   0.05, 0.10, ..., 0.95 (as the MULAN implementation the SOSHF paper ran).
 
-Imbalance learners.  MULAN's ``COCOA`` (the implementation the SOSHF paper says it ran) grows one
+Imbalance learners. MULAN's ``COCOA`` (the implementation the SOSHF paper says it ran) grows one
 base classifier per problem, on one random undersample that cuts every class to the size of the
-smallest (``SpreadSubsample`` with spread 1), and has no ensemble size.  The SOSHF paper nevertheless
+smallest (``SpreadSubsample`` with spread 1), and has no ensemble size. The SOSHF paper nevertheless
 runs COCOA "with 10 couplings and 50 models per ensemble" (10 on TMC2007 and Mediamill), with C4.5
-as the base learner of every higher-order method.  Our reading: every imbalance learner (the binary
+as the base learner of every higher-order method. Our reading: every imbalance learner (the binary
 g_j and each tri-class g_jk) is an under-bagging ensemble of ``n_estimators`` members, each an
 entropy tree (C4.5's criterion, unpruned) grown on its own class-balanced undersample drawn without
-replacement, and the learner's probability is the members' mean (see :class:`_ClassProbability`).
-So one member equals MULAN's single undersampled learner, and "ensemble of 50" is 50 such
-undersamples (not Bagging of one undersample, and not 50 couplings).  A COCOA fit grows
-``L * (K + 1) * n_estimators`` trees: 13 * 11 * 50 = 7150 on yeast.
+replacement, and the learner's probability is the members' mean (see :class:`_ClassProbability`). So
+one member equals MULAN's single undersampled learner, and "ensemble of 50" is 50 such undersamples
+(not Bagging of one undersample, and not 50 couplings). A COCOA fit grows ``L * (K + 1) *
+n_estimators`` trees: 13 * 11 * 50 = 7150 on yeast.
 The SOSHF paper shrinks the ensembles to 10 on TMC2007 and Mediamill only; a method does not know
 its data set's name, so the protocol states this as a size rule: ``large_n_estimators`` (10) when
 the training part has at least ``large_from`` (10000) rows - only those two of its eleven data sets
@@ -133,7 +133,8 @@ class _ClassProbability:
 
 def _grow_fast(X32, rows, target, seed, c):
     """One member grown by the Cython builder: ``(feature, threshold, left, right, P(c) per node)``,
-    the tree ``DecisionTreeClassifier(criterion="entropy", random_state=seed)`` grows on ``rows``."""
+    the tree that ``DecisionTreeClassifier(criterion="entropy", random_state=seed)`` grows on
+    ``rows``."""
     classes = np.unique(target[rows])
     codes = np.searchsorted(classes, target)  # only the codes of ``rows`` are read
     feature, threshold, left, right, value = grow(X32, rows, codes, classes.size, seed)

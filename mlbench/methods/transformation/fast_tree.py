@@ -27,7 +27,7 @@ RAND_R_MAX = 2147483647
 
 
 def as_float32(X):
-    """X as the builder reads it: dense, C-order float32 (the values scikit-learn's tree compares)."""
+    """X as the builder reads it: dense C-order float32, the values scikit-learn's trees compare."""
     X = X.toarray() if sparse.issparse(X) else X
     return np.ascontiguousarray(X, dtype=np.float32)
 

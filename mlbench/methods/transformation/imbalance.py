@@ -15,9 +15,10 @@ trees, each grown on 75% of the rows and 75% of the features drawn without repla
 least three rows, no pruning (scikit-learn ``BaggingClassifier`` over ``DecisionTreeClassifier``;
 out-of-bag rows are the ones a tree did not draw).  With ``backend="cython"`` (the default) the
 trees are :class:`~mlbench.methods.transformation.fast_tree.EntropyTree`, which grows the very
-same trees faster on dense X (on sparse X scikit-learn's sparse splitter is faster and is kept); Bagging still draws the rows, features and seeds, so both backends give the same
-forest and the same scores bit for bit (tests/methods/test_cocoa_fast.py); ``backend="sklearn"``
-is the reference.
+same trees faster on dense X (on sparse X scikit-learn's sparse splitter is as fast, and is kept).
+Bagging still draws the rows, features and seeds, so both backends give the same forest and the
+same scores bit for bit (tests/methods/test_cocoa_fast.py); ``backend="sklearn"`` is the
+reference.
 
 ADASYN needs ``k`` nearest minority neighbours of each minority row.  Rule used here: with ``m``
 minority rows, ``k = min(adasyn_neighbors, m - 1)``; a label with fewer than two minority rows, or
@@ -126,7 +127,7 @@ class ResampledBinaryRelevance(MultiLabelClassifier):
             return LinearSVC(C=self.C, class_weight="balanced" if weighted else None,
                              random_state=seed)
         # on sparse X scikit-learn's sparse splitter, which visits only the nonzeros, is the
-        # faster way to grow the same trees (bench_cocoa: EntropyTree 0.6x on enron)
+        # faster way to grow the same trees (EntropyTree 0.6-1x on enron and medical)
         backend = self.backend if dense else "sklearn"
         return paper_forest(self.n_estimators, self.sample_fraction, self.min_samples_leaf, seed,
                             backend)
