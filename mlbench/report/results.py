@@ -12,8 +12,10 @@ of rows replaced this way is reported.
 """
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
@@ -59,13 +61,21 @@ def _is_metric(name):
         return False
 
 
-def _protocol_datasets(name):
-    """The dataset list of the shipped protocol ``name`` (empty if there is none)."""
+@functools.lru_cache(maxsize=32)
+def _protocol_order(name, what):
+    """Lower-cased dataset names or method labels (``what``) of the shipped protocol ``name``, in
+    its order (empty if there is none)."""
     from mlbench.protocols import load_protocol, protocol_names
 
     if not name or name not in protocol_names():
-        return []
-    return list(load_protocol(name).datasets)
+        return {}
+    p = load_protocol(name)
+    names = p.datasets if what == "datasets" else [e.label for e in p.methods]
+    return MappingProxyType({str(n).lower(): i for i, n in enumerate(names)})
+
+
+def _in_protocol_order(seen, order):
+    return sorted(seen, key=lambda x: (order.get(str(x).lower(), len(order)), seen.index(x)))
 
 
 @dataclass
@@ -81,15 +91,16 @@ class Results:
 
     @property
     def methods(self):
-        return list(dict.fromkeys(pd.concat([self.frame["method"], self.failures["method"]])))
+        """Methods in the order of the shipped protocol's list, then in order of appearance."""
+        seen = list(dict.fromkeys(pd.concat([self.frame["method"], self.failures["method"]])))
+        return _in_protocol_order(seen, _protocol_order(self.protocol, "methods"))
 
     @property
     def datasets(self):
         """Datasets in the order of the shipped protocol's list (names compared case-insensitively),
         then in order of appearance."""
         seen = list(dict.fromkeys(pd.concat([self.frame["dataset"], self.failures["dataset"]])))
-        order = {d.lower(): i for i, d in enumerate(_protocol_datasets(self.protocol))}
-        return sorted(seen, key=lambda d: (order.get(str(d).lower(), len(order)), seen.index(d)))
+        return _in_protocol_order(seen, _protocol_order(self.protocol, "datasets"))
 
     def cells(self, metric):
         """Mean, std (ddof=1, 0 for one split) and split count per (dataset, method) for ``metric``."""

@@ -106,3 +106,14 @@ def test_unknown_extra_columns_are_ignored_with_a_note(tmp_path):
     assert any("host, cpu_model" in n for n in res.notes)
     with pytest.raises(ConfigError, match="unknown metric 'host'"):
         load_results([path], metrics=["host"])
+
+
+def test_rows_follow_the_shipped_protocols_order(tmp_path):
+    # mc.yaml lists emotions, yeast, scene and br-lr, mlknn, ..., sc, mc; the file has them reversed
+    rows = [dict(dataset=d, method=m, protocol="mc", split="f0", status="ok", micro_f1=0.5)
+            for d in ("scene", "Yeast", "emotions", "zzz") for m in ("mc", "sc", "mlknn", "br-lr", "mine")]
+    path = tmp_path / "mc.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    res = load_results([path])
+    assert res.datasets == ["emotions", "Yeast", "scene", "zzz"]  # unknown names last, as they came
+    assert res.methods == ["br-lr", "mlknn", "sc", "mc", "mine"]
