@@ -124,7 +124,7 @@ class _Cascade(MultiLabelClassifier):
 
     @staticmethod
     def _info(b):
-        return {"layers": b.best_t if b.best_t else 1, "layers_grown": len(b.perf),
+        return {"layers": b.kept, "layers_grown": len(b.perf),
                 "train_measure": [None if np.isnan(v) else round(float(v), 6) for v in b.perf]}
 
     def _probas(self, X, measures):
