@@ -6,7 +6,6 @@ import json
 
 import numpy as np
 import pandas as pd
-import pytest
 
 from mlbench.data.dataset import Dataset
 from mlbench.data.hierarchy import Hierarchy
