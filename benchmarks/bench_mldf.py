@@ -89,7 +89,7 @@ def bench_fits(datasets, measures, compare, max_layers):
     names = [SHORT[m] for m in measures]
     columns = [METRIC_COLUMN.get(m, m) for m in names]
     extra = {} if max_layers is None else {"max_layers": max_layers}
-    print(f"\nMLDF fits (mldf protocol, split 0: 50/50, seed 0, random_state 0"
+    print("\nMLDF fits (mldf protocol, split 0: 50/50, seed 0, random_state 0"
           + (f", max_layers {max_layers}" if max_layers else "") + ")")
     for name in datasets:
         Xtr, Ytr, Xte, Yte = first_split(name)
