@@ -146,10 +146,6 @@ class ResultsStore:
         os.replace(tmp, self.path)
 
     # -- the resume logic -------------------------------------------------------------------------------
-    def done_keys(self):
-        """Keys of cells with a row of status ``ok``."""
-        return {_row_key(r) for r in self.rows if r.get("status") == "ok"}
-
     def ok_params(self):
         """Key -> canonical ``params`` of the key's last ``ok`` row (the one :meth:`prepare` keeps)."""
         return {_row_key(r): canonical_params(r.get("params", ""))
