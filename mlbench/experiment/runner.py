@@ -119,8 +119,9 @@ def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeou
 
     ``progress`` is a callable ``(total, skipped, jobs) -> Progress``-like context manager, or None
     for silence.  ``notice`` (a callable taking one line of text, or None) is told before the run
-    starts how many cells are run again because their parameters changed.  ``datasets`` None means the protocol's datasets; a dataset that cannot be loaded
-    is skipped with its reason when it comes from the protocol's list, and is an error when named.
+    starts how many cells are run again because their parameters changed.  ``datasets`` None means
+    the protocol's datasets; a dataset that cannot be loaded is skipped with its reason when it
+    comes from the protocol's list, and is an error when named.
     """
     from mlbench.experiment.executors import LocalExecutor
 
