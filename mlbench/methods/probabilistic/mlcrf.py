@@ -14,9 +14,10 @@ Learning maximises the L2-penalised pseudo-likelihood, a convex surrogate of the
     sum_n sum_i log P(y_i | y_-i, x),  P(y_i = 1 | y_-i, x) = sigmoid(w_i.x + b_i + sum_j y_j (u_ij.x + c_ij)),
 
 with L-BFGS on the analytic gradient (our unconstrained loop, ``_lbfgs.py``, with L-BFGS-B's
-stopping rules: 1.4-1.6x faster per iteration at rcv1's million parameters).  Penalty: (||W||^2 + ||U||^2) / (2 C) on the feature
-weights, ``edge_bias_penalty`` * ||c||^2 / 2 on the edge biases (a Gaussian prior of precision 1 by
-default, independent of C), none on the node biases b_i (as in scikit-learn's logistic regression).
+stopping rules: 1.4-1.6x faster per iteration at rcv1's million parameters).  Penalty:
+(||W||^2 + ||U||^2) / (2 C) on the feature weights, ``edge_bias_penalty`` * ||c||^2 / 2 on the edge
+biases (a Gaussian prior of precision 1 by default, independent of C), none on the node biases b_i
+(as in scikit-learn's logistic regression).
 
 Why the edge bias is penalised, and not with 1/C.  For a pair of labels that never co-occur in the
 training rows the pseudo-likelihood keeps improving as c_ij goes to minus infinity, so without a
