@@ -86,6 +86,9 @@ def test_cv_is_seeded():
 def test_bad_edge_bias_penalty():
     with pytest.raises(MlbenchError, match="edge_bias_penalty"):
         PairwiseCRF(C=1.0, edge_bias_penalty=0.0).fit(X, Y)
+    for bad in ("strong", None):
+        with pytest.raises(MlbenchError, match="edge_bias_penalty must be positive"):
+            PairwiseCRF(C=1.0, edge_bias_penalty=bad).fit(X, Y)
 
 
 def test_sparse_input_and_unused_features_give_the_dense_model():

@@ -266,7 +266,11 @@ class PairwiseCRF(MultiLabelClassifier):
         check_Cs(self.C, self.Cs)
         n, L = Y.shape
         check_max_labels("mlcrf", L, self.max_labels)
-        if not float(self.edge_bias_penalty) > 0:
+        try:
+            edge_bias_penalty = float(self.edge_bias_penalty)
+        except (TypeError, ValueError):
+            edge_bias_penalty = np.nan     # not a number: refused below with the one-line message
+        if not edge_bias_penalty > 0:
             raise ConfigError(f"edge_bias_penalty must be positive, got {self.edge_bias_penalty!r}")
         rng = check_random_state(self.random_state)
         info = {}
