@@ -46,6 +46,11 @@ def test_learner_settings():
 
 def test_joint_log_proba_and_iblr():
     br = BinaryRelevance(base="lr-cv", random_state=0).fit(X, Y)
-    assert np.all(br.joint_log_proba(X[:10], Y[:10]) < 0)
+    P = br.predict_proba(X[:10])
+    # independent labels: log P(y | x) is the sum of each label's log P(y_l | x)
+    expected = np.log(np.where(Y[:10] == 1, P, 1.0 - P)).sum(axis=1)
+    np.testing.assert_allclose(br.joint_log_proba(X[:10], Y[:10]), expected, rtol=1e-10)
     iblr = IBLR(base="lr-cv", random_state=0).fit(X, Y)
-    assert iblr.predict_proba(X[:5]).shape == (5, 2)
+    assert all(float(est.C_) in LR_CV_CS for est in iblr.br_.estimators_)
+    P = iblr.predict_proba(X[:5])
+    assert P.shape == (5, 2) and np.all((P >= 0) & (P <= 1))
