@@ -151,7 +151,7 @@ cdef intp_t _grow(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1
     cdef intp_t* seg
     cdef intp_t* sam
     cdef intp_t i, k, f, f_i, f_j, q, pos, p_prev, nl, nr, top = 0, node_count = 0, node
-    cdef intp_t start, end, parent, is_left, n_known, n_visited, n_found, n_drawn, n_total
+    cdef intp_t start, end, n_known, n_visited, n_found, n_drawn, n_total
     cdef intp_t best_pos, best_f, a, b, t
     cdef bint is_leaf, first = True
     cdef float32_t dv
