@@ -37,6 +37,9 @@ from mlbench.stats import (
 )
 from mlbench.stats.bayes import DEFAULT_ROPE
 
+#: the note of a metric whose per-dataset split test had nothing to compare (styles may drop it)
+NO_COMMON_SPLITS = "no dataset has two or more common splits of the control and another method"
+
 #: the statistics ``--stats`` accepts
 STATS = ("friedman", "wilcoxon", "ttest", "corrected-ttest", "bayes")
 #: tests over datasets (need at least two complete datasets)
@@ -303,7 +306,7 @@ def _analyse_metric(results, metric, methods, ctrl, alpha, stats, strict, split_
                 counts[{1: 0, 0: 1, -1: 2}[mk]] += 1
         a.wtl[m] = counts
     if tested == 0:
-        why = "no dataset has two or more common splits of the control and another method"
+        why = NO_COMMON_SPLITS
         bad = [s for s in strict if s in ("ttest", "corrected-ttest")]
         if bad:
             raise MlbenchError(f"{bad[0]}: {why}")

@@ -84,6 +84,8 @@ def test_markers_from_saved_predictions(tmp_path, capsys):
     assert "| hiercost (control) | **1.0000**‡ | **1.0000**† |" in text
     assert "micro sign test" in text and "d1 micro_f1: vs lr p = 9.54e-07" in text
     assert "d2 micro_f1: vs lr p = 1" in text                   # the rival is lr, not td-lr
+    # one given split: the significance note says what was tested, the split test's note is dropped
+    assert "common splits" not in text
 
 
 def test_without_predictions_no_marker_and_a_hint(tmp_path, capsys):

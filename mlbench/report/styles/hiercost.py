@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from mlbench.report.analysis import NO_COMMON_SPLITS
 from mlbench.report.styles.common import arrow, metric_notes
 from mlbench.report.table import Cell, Row, Table, fmt, mark_best
 
@@ -66,5 +67,5 @@ def build(analysis):
                        "significance: not computed (each dataset has a single split; the paper's tests "
                        "need per-document decisions: run with --save-predictions)")
     # a single given split: the significance note above already says what was tested
-    t.notes.extend(metric_notes(analysis.metrics, skip=() if tested else ("no dataset has two",)))
+    t.notes.extend(metric_notes(analysis.metrics, skip=() if tested else (NO_COMMON_SPLITS,)))
     return [t]
