@@ -15,8 +15,6 @@ import pytest
 from scipy import stats
 from sklearn.metrics import f1_score
 
-from mlbench.cli import main
-
 MISSES = [2, 4, 6, 3, 5]      # positives lr misses in each category on d1
 
 
@@ -50,14 +48,10 @@ def write(tmp_path, save=True, skip=()):
     return out
 
 
-def report(path, capsys, fmt="csv"):
-    try:
-        code = main(["report", str(path), "--style", "hiercost", "--format", fmt])
-    except SystemExit as exc:
-        code = exc.code
-    res = capsys.readouterr()
-    assert code == 0, res.err
-    return res.out
+def report(path, cli, fmt="csv"):
+    code, out, err = cli(["report", path, "--style", "hiercost", "--format", fmt])
+    assert code == 0, err
+    return out
 
 
 def markers(text):
@@ -76,11 +70,11 @@ def test_the_known_outcome_by_scipy():
     assert 0.001 < p < 0.05
 
 
-def test_markers_from_saved_predictions(tmp_path, capsys):
-    out = report(write(tmp_path), capsys)
+def test_markers_from_saved_predictions(tmp_path, cli):
+    out = report(write(tmp_path), cli)
     assert markers(out) == {("d1", "Micro-F1"): "‡", ("d1", "Macro-F1"): "†",
                             ("d2", "Micro-F1"): "", ("d2", "Macro-F1"): ""}
-    text = report(tmp_path / "results.csv", capsys, fmt="markdown")
+    text = report(tmp_path / "results.csv", cli, fmt="markdown")
     assert "| hiercost (control) | **1.0000**‡ | **1.0000**† |" in text
     assert "micro sign test" in text and "d1 micro_f1: vs lr p = 9.54e-07" in text
     assert "d2 micro_f1: vs lr p = 1" in text                   # the rival is lr, not td-lr
@@ -88,19 +82,19 @@ def test_markers_from_saved_predictions(tmp_path, capsys):
     assert "common splits" not in text
 
 
-def test_without_predictions_no_marker_and_a_hint(tmp_path, capsys):
-    out = report(write(tmp_path, save=False), capsys)
+def test_without_predictions_no_marker_and_a_hint(tmp_path, cli):
+    out = report(write(tmp_path, save=False), cli)
     assert set(markers(out).values()) == {""}
-    assert "--save-predictions" in report(tmp_path / "results.csv", capsys, fmt="markdown")
+    assert "--save-predictions" in report(tmp_path / "results.csv", cli, fmt="markdown")
 
 
-def test_a_missing_rival_file_leaves_that_dataset_unmarked(tmp_path, capsys):
-    out = report(write(tmp_path, skip={("d1", "lr")}), capsys)
+def test_a_missing_rival_file_leaves_that_dataset_unmarked(tmp_path, cli):
+    out = report(write(tmp_path, skip={("d1", "lr")}), cli)
     assert markers(out)[("d1", "Micro-F1")] == "" and markers(out)[("d1", "Macro-F1")] == ""
-    text = report(tmp_path / "results.csv", capsys, fmt="markdown")
+    text = report(tmp_path / "results.csv", cli, fmt="markdown")
     assert "d2 micro_f1: vs lr p = 1" in text and "d1 micro_f1" not in text
 
 
 @pytest.mark.parametrize("fmt", ["latex", "html", "json", "terminal"])
-def test_other_formats_render(tmp_path, capsys, fmt):
-    assert report(write(tmp_path), capsys, fmt=fmt).strip()
+def test_other_formats_render(tmp_path, cli, fmt):
+    assert report(write(tmp_path), cli, fmt=fmt).strip()
