@@ -4,7 +4,6 @@ import os
 import numpy as np
 import pytest
 
-from mlbench.cli import main
 from mlbench.data import load_dataset
 from mlbench.data.preprocess import Pipeline, take_rows
 from mlbench.data.splits import make_splits
@@ -39,12 +38,8 @@ def test_funcat_split_and_preprocessing(name):
     assert test.hierarchy is not None and test.n_labels == len(test.hierarchy.labels)
 
 
-def test_info_with_the_protocol(capsys):
+def test_info_with_the_protocol(cli):
     mirror()
-    try:
-        code = main(["info", "church_FUN", "spo_FUN", "--protocol", "hiercost"])
-    except SystemExit as exc:
-        code = exc.code
-    res = capsys.readouterr()
-    assert code == 0, res.err
-    assert "church_FUN" in res.out and "spo_FUN" in res.out
+    code, out, err = cli(["info", "church_FUN", "spo_FUN", "--protocol", "hiercost"])
+    assert code == 0, err
+    assert "church_FUN" in out and "spo_FUN" in out
