@@ -138,3 +138,10 @@ def test_forest_keeps_sklearn_trees_on_sparse_input():
     m = registry.make("rf-down", backend="cython", n_estimators=2, random_state=0)
     m.fit(sparse.csr_matrix(X[:110]), Y[:110])
     assert isinstance(m.estimators_[0].estimators_[0], DecisionTreeClassifier)
+
+
+def test_bad_forest_backend_and_leaf_size_are_config_errors():
+    with pytest.raises(ConfigError, match="backend must be one of cython, sklearn"):
+        registry.make("rf-cost", backend="java", n_estimators=2).fit(X, Y)
+    with pytest.raises(ConfigError, match="min_samples_leaf"):
+        EntropyTree(min_samples_leaf=0).fit(X, Y[:, 0])
