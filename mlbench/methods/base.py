@@ -105,7 +105,7 @@ class MultiLabelClassifier(ClassifierMixin, BaseEstimator):
 #: Base learners that several families use, by the name protocols give them.
 BASE_LEARNERS = ("lr", "lr-cv", "svm", "tree", "c45", "rf")
 
-#: grid of C searched by ``lr-cv`` (the probabilistic family's DEFAULT_CS)
+#: grid of C searched by ``lr-cv``, and by the probabilistic family's internal CV (its DEFAULT_CS)
 LR_CV_CS = (0.01, 0.1, 1.0, 10.0, 100.0)
 
 

@@ -29,9 +29,11 @@ from sklearn.model_selection import StratifiedKFold
 from threadpoolctl import threadpool_limits
 
 from mlbench.errors import ConfigError
+from mlbench.methods.base import LR_CV_CS
 
-#: default grid of inverse regularisation strengths searched by internal cross-validation
-DEFAULT_CS = (0.01, 0.1, 1.0, 10.0, 100.0)
+#: default grid of inverse regularisation strengths searched by internal cross-validation (the
+#: grid of the ``lr-cv`` base learner too)
+DEFAULT_CS = LR_CV_CS
 
 
 def single_blas_thread(method):
