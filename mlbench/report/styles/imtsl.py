@@ -22,8 +22,12 @@ def build(analysis):
                                 float(ma.rp_std[m])))
         mark_best(col, greater_is_better=True)
         columns.append(col)
+    rp_over = {}  # one line per distinct set of datasets, naming its metrics
+    for ma in analysis.metrics:
         used = ", ".join(ma.used_datasets) or "none"
-        t.notes.append(f"{ma.metric}: RP over {len(ma.used_datasets)} datasets with every method ({used})")
+        rp_over.setdefault(f"RP over {len(ma.used_datasets)} datasets with every method ({used})",
+                           []).append(ma.metric)
+    t.notes.extend(f"{', '.join(names)}: {text}" for text, names in rp_over.items())
     t.notes.extend(metric_notes(analysis.metrics))
     for j, m in enumerate(methods):
         t.rows.append(Row(m, [col[j] for col in columns]))
