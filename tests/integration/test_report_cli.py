@@ -128,3 +128,12 @@ def test_fit_seconds_is_a_lower_is_better_metric_on_request_only(tmp_path, cli):
     code, out, err = cli(["report", path, "--format", "json"])  # not a default metric
     assert code == 0, err
     assert "fit_seconds" not in json.loads(out)["metrics"]
+
+
+def test_plain_style_prints_no_std_for_single_split_results(tmp_path, cli):
+    df = pd.DataFrame([r for r in ROWS if r["split"] == "r0"])
+    path = tmp_path / "one.csv"
+    df.to_csv(path, index=False)
+    code, out, err = cli(["report", path, "--style", "plain", "--format", "markdown"])
+    assert code == 0, err
+    assert "one split per dataset" in out and "±" not in out

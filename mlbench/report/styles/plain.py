@@ -9,11 +9,14 @@ from mlbench.report.table import Cell, Row, Table, fmt, mark_best
 def build(analysis):
     tables = []
     for ma in analysis.metrics:
-        t = Table(f"plain:{ma.metric}", f"{ma.display} {arrow(ma)} (mean ± std over splits)",
+        single = bool((ma.n.fillna(0).to_numpy() <= 1).all())  # a std of one split says nothing
+        t = Table(f"plain:{ma.metric}", f"{ma.display} {arrow(ma)} "
+                  + ("(one split per dataset)" if single else "(mean ± std over splits)"),
                   ["Dataset"] + ma.methods)
         for d in ma.datasets:
-            cells = [Cell(mean_sd(ma.mean.loc[d, m], ma.std.loc[d, m]), float(ma.mean.loc[d, m]),
-                          float(ma.std.loc[d, m])) for m in ma.methods]
+            mean, std = ma.mean.loc[d], ma.std.loc[d]
+            cells = [Cell(fmt(mean[m]) if single else mean_sd(mean[m], std[m]), float(mean[m]),
+                          float(std[m])) for m in ma.methods]
             mark_best(cells, ma.greater_is_better)
             t.rows.append(Row(d, cells))
         if len(ma.used_datasets):
