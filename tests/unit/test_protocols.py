@@ -29,7 +29,7 @@ def test_protocols_follow_their_papers():
     assert set(mc.metrics) == {"exact_match", "cll_loss", "micro_f1", "macro_f1"}
     imtsl = load_protocol("imtsl")
     assert imtsl.split.repeats == 10 and imtsl.split.validation_fraction == 0.2
-    assert "standardize" in imtsl.preprocess
+    assert {"step": "standardize", "nominal": True} in imtsl.preprocess   # every covariate z-scored
     hc = load_protocol("hiercost")
     assert hc.split.scheme == "given" and hc.split.validation_fraction > 0
     quick = load_protocol("quick")
