@@ -44,7 +44,7 @@ def command(protocol, methods, datasets, repeats, seed, jobs, out, timeout, save
     """Run the experiment grid (datasets x methods x splits) and append to a results CSV.
 
     A rerun of the same command skips the cells already done, retries failed ones and reruns
-    cells whose method parameters changed since.
+    cells whose method parameters or data preprocessing (steps, split rule) changed since.
 
     Example: mlbench run --protocol soshf --methods br-lr,mlknn --datasets emotions,yeast --jobs 2
 

@@ -167,6 +167,8 @@ def run_cell(spec, dataset):
     except Exception as exc:  # the method (or its data) failed: record it and let the run go on
         row["status"] = "error"
         row["error"] = describe_exception(exc)
+    if spec.data_spec:  # what decided the cell's data (grid.data_spec); resume compares it
+        extra["data_spec"] = spec.data_spec
     row["extra"] = _json(extra)
     return row
 

@@ -4,11 +4,15 @@ A cell is described completely by its spec (plain, picklable data), so any execu
 forked workers, or a distributed one) can run it with :func:`mlbench.experiment.cell.run_cell` and get
 the same row.  ``CellSpec.key`` identifies a cell in the results file: (dataset, method, split,
 protocol, seed).  ``CellSpec.params`` is the ``params`` column the cell will record (the JSON of
-its estimator's ``get_params(deep=False)``, seed included); resume compares it with the recorded
-row, so a cell whose parameters changed since it ran is run again.
+its estimator's ``get_params(deep=False)``, seed included); ``CellSpec.data_spec`` is the
+fingerprint of what decides the cell's data (:func:`data_spec`), recorded in the row's ``extra``.
+Resume compares both with the recorded row, so a cell whose parameters or data preprocessing
+changed since it ran is run again.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field, replace
 
 from mlbench.data.splits import SplitScheme
@@ -30,6 +34,7 @@ class CellSpec:
     metrics: tuple = ()
     predictions_dir: str | None = None
     params: str = ""       # the params column this cell records ("" = not computed)
+    data_spec: str = ""    # fingerprint of its preprocessing and split rule ("" = not computed)
 
     @property
     def key(self):
@@ -45,19 +50,51 @@ def key_of(dataset, method, split, protocol, seed):
     return (str(dataset), str(method), str(split), str(protocol), str(seed))
 
 
+#: the split-scheme fields that decide one split's rows, per scheme (``repeats`` only adds splits:
+#: each repeat draws from its own seed, so repeat r is the same whatever the number of repeats)
+SPLIT_FIELDS = {"holdout": ("train_fraction", "validation_fraction"),
+                "kfold": ("folds", "stratify", "validation_fraction"),
+                "given": ("validation_fraction",)}
+
+
+def data_spec(preprocess, scheme, dataset):
+    """Short sha256 (16 hex digits) of what decides the data a cell of ``dataset`` sees.
+
+    The fingerprint covers the protocol's preprocessing steps that apply to ``dataset`` (a step
+    whose ``only:`` list leaves it out does not count), each as its name and its parameters with
+    the step's defaults filled in (so ``standardize`` and ``{step: standardize, nominal: false}``
+    agree), in order, and the split scheme's name with the fields of :data:`SPLIT_FIELDS`, as
+    canonical JSON (sorted keys).  The split's seed and id are part of the cell's key already.
+    """
+    from mlbench.data.preprocess import STEPS, parse_step
+
+    steps = []
+    for name, params in map(parse_step, preprocess):
+        params = dict(params)
+        only = params.pop("only", None)
+        if only is not None and dataset not in only:
+            continue
+        steps.append([name, {**STEPS[name].defaults, **params}])
+    split = {"scheme": scheme.scheme, **{f: getattr(scheme, f) for f in SPLIT_FIELDS[scheme.scheme]}}
+    text = json.dumps({"preprocess": steps, "split": split}, sort_keys=True, default=repr)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
 def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=None):
     """Cells in (dataset, split, method) order.
 
     ``methods`` are :class:`~mlbench.protocols.MethodEntry`; ``splits_by_dataset`` maps a dataset
     name to its :class:`~mlbench.data.splits.Split` list.  Each cell's ``params`` is what
     ``params_json(make_estimator(cell))`` gives; each method's estimator is built once and only its
-    ``random_state`` (the cell's seed) changes from cell to cell.
+    ``random_state`` (the cell's seed) changes from cell to cell.  Each dataset's
+    :func:`data_spec` is computed once.
     """
     from mlbench.experiment.cell import _json, make_estimator, method_seed
 
     built = {}  # method entry index -> get_params(deep=False) of its estimator
     cells = []
     for ds in datasets:
+        fingerprint = data_spec(protocol.preprocess, protocol.split, ds)
         for s in splits_by_dataset[ds]:
             for i, m in enumerate(methods):
                 spec = CellSpec(
@@ -71,5 +108,5 @@ def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=N
                 params = built[i]
                 if "random_state" in params:  # registry.make seeds exactly these estimators
                     params = {**params, "random_state": method_seed(spec)}
-                cells.append(replace(spec, params=_json(params)))
+                cells.append(replace(spec, params=_json(params), data_spec=fingerprint))
     return cells

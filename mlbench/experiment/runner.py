@@ -3,7 +3,8 @@
 :func:`run_experiment` resolves the protocol's methods and datasets, loads each dataset once
 (``loader``, default :func:`mlbench.data.load_dataset`; injectable for tests), computes and saves its
 splits, builds the grid of cells, drops the cells that already have an ``ok`` row with the same
-``params`` in the results file (a cell whose parameters changed is run again and its row replaced),
+``params`` and data fingerprint in the results file (a cell whose parameters or data preprocessing
+changed is run again and its row replaced),
 and hands the rest to an executor (default :class:`~mlbench.experiment.executors.LocalExecutor`).
 It is the only writer of the results file: every row is appended as its cell finishes.
 
@@ -39,7 +40,7 @@ class RunReport:
     cells: list
     ran: int = 0
     skipped: int = 0
-    changed: int = 0       # cells run again because their recorded params differ from the grid's
+    changed: int = 0       # cells run again: recorded params or data_spec differ from the grid's
     statuses: dict = field(default_factory=dict)
     skipped_datasets: dict = field(default_factory=dict)
     skipped_methods: list = field(default_factory=list)
@@ -91,18 +92,24 @@ def _default_loader(name):
     return load_dataset(name)
 
 
-def cells_to_run(cells, ok_params):
-    """The cells without an ``ok`` row of the same parameters, and how many of them have one with
-    other parameters.  ``ok_params`` is :meth:`ResultsStore.ok_params`; a recorded row without
-    params (older files) counts as done."""
+def cells_to_run(cells, ok_params, ok_data_specs=None):
+    """The cells without an ``ok`` row of the same parameters and data, and how many of them have
+    one that differs (stale).  ``ok_params`` is :meth:`ResultsStore.ok_params`, ``ok_data_specs``
+    :meth:`ResultsStore.ok_data_specs` (the recorded :func:`~mlbench.experiment.grid.data_spec`);
+    a recorded row without params, or without a data fingerprint, is not compared on that count
+    (older files count as done)."""
     from mlbench.experiment.store import canonical_params
 
+    ok_data_specs = ok_data_specs or {}
     todo, changed = [], 0
     for c in cells:
         recorded = ok_params.get(c.key)
         if recorded is None:
             todo.append(c)
-        elif recorded and recorded != canonical_params(c.params):
+            continue
+        data = ok_data_specs.get(c.key, "")
+        if ((recorded and recorded != canonical_params(c.params))
+                or (data and getattr(c, "data_spec", "") and data != c.data_spec)):
             todo.append(c)
             changed += 1
     return todo, changed
@@ -119,7 +126,7 @@ def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeou
 
     ``progress`` is a callable ``(total, skipped, jobs) -> Progress``-like context manager, or None
     for silence.  ``notice`` (a callable taking one line of text, or None) is told before the run
-    starts how many cells are run again because their parameters changed.  ``datasets`` None means
+    starts how many cells are run again because their parameters or data preprocessing changed.  ``datasets`` None means
     the protocol's datasets; a dataset that cannot be loaded is skipped with its reason when it
     comes from the protocol's list, and is an error when named.
     """
@@ -160,10 +167,11 @@ def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeou
                         meta={"protocol": protocol.name, "dataset": name, "seed": protocol.seed,
                               "scheme": protocol.split.__dict__, "dataset_sha256": ds.sha256,
                               "n_instances": ds.n_instances})
-        todo, report.changed = cells_to_run(cells, store.ok_params())
+        todo, report.changed = cells_to_run(cells, store.ok_params(), store.ok_data_specs())
         report.skipped = len(cells) - len(todo)
         if report.changed and notice is not None:
-            notice(f"{report.changed} cell(s) rerun because their parameters changed")
+            notice(f"{report.changed} cell(s) rerun because their parameters or data "
+                   "preprocessing changed")
         store.prepare([c.key for c in todo])
         display = progress(len(todo), report.skipped, jobs) if progress else None
         if display is not None:

@@ -11,7 +11,8 @@
 * :meth:`ResultsStore.ok_params` gives, per cell key, the ``params`` of the ``ok`` row a rerun
   keeps, so the driver can tell a finished cell from one whose parameters changed since.  A row
   with an empty ``params`` (files from before the column was filled) cannot be compared and counts
-  as finished.
+  as finished.  :meth:`ResultsStore.ok_data_specs` does the same for the ``data_spec`` fingerprint
+  of the cell's preprocessing and split rule recorded in ``extra`` (absent in older rows: finished).
 * New metric columns (another protocol writing to the same file) are added by an atomic rewrite
   with the union of the columns; old rows get empty values there.
 * An exclusive ``flock`` on ``<file>.lock`` refuses a second run on the same file; the kernel
@@ -65,6 +66,16 @@ def canonical_params(text):
         return json.dumps(json.loads(text), sort_keys=True)
     except (TypeError, ValueError):
         return text or ""
+
+
+def _data_spec_of(extra):
+    if "data_spec" not in (extra or ""):  # most old rows: skip parsing their JSON
+        return ""
+    try:
+        value = json.loads(extra)
+    except ValueError:
+        return ""
+    return str(value.get("data_spec", "")) if isinstance(value, dict) else ""
 
 
 class ResultsStore:
@@ -149,6 +160,12 @@ class ResultsStore:
     def ok_params(self):
         """Key -> canonical ``params`` of the key's last ``ok`` row (the one :meth:`prepare` keeps)."""
         return {_row_key(r): canonical_params(r.get("params", ""))
+                for r in self.rows if r.get("status") == "ok"}
+
+    def ok_data_specs(self):
+        """Key -> ``data_spec`` recorded in the ``extra`` JSON of the key's last ``ok`` row ("" when
+        the row has none: older files, or an ``extra`` that is not a JSON object)."""
+        return {_row_key(r): _data_spec_of(r.get("extra", ""))
                 for r in self.rows if r.get("status") == "ok"}
 
     def prepare(self, keys_to_run):

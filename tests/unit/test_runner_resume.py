@@ -1,4 +1,5 @@
-"""Resume compares a cell's parameters: a cell whose method parameters changed is run again."""
+"""Resume compares a cell's parameters and data fingerprint: a cell whose method parameters or data
+preprocessing (steps, split rule) changed is run again."""
 import csv
 import json
 
@@ -74,7 +75,7 @@ def test_changed_param_in_yaml_reruns_only_that_method(shifted, tmp_path, cli):
     write_protocol(proto, shift_a=0.5)
     code, _, err = cli(["run", "-p", proto, "-o", out, "-j", 1, "-q"])
     assert code == 0, err
-    assert "2 cell(s) rerun because their parameters changed" in err
+    assert "2 cell(s) rerun because their parameters or data preprocessing changed" in err
     assert "2 cell(s) run, 2 already done" in err
     after = pd.read_csv(out).set_index(["method", "split"]).sort_index()
     assert len(after) == 4 and (after.status == "ok").all()  # replaced, not duplicated
@@ -96,7 +97,7 @@ def test_other_protocol_file_with_same_name_reruns(shifted, tmp_path):
     notes = []
     rep = run_experiment(second, out=out, notice=notes.append)
     assert (rep.ran, rep.skipped, rep.changed) == (2, 2, 2)
-    assert notes == ["2 cell(s) rerun because their parameters changed"]
+    assert notes == ["2 cell(s) rerun because their parameters or data preprocessing changed"]
     assert len(pd.read_csv(out)) == 4
 
 
@@ -179,3 +180,123 @@ def test_grid_params_equal_what_every_registered_method_records():
         if "random_state" in json.loads(c.params):
             seeds.setdefault(c.method, set()).add(json.loads(c.params)["random_state"])
     assert seeds and all(len(v) == 2 for v in seeds.values())
+
+
+# -- data preprocessing and split rule ---------------------------------------------------------------
+def two_tiny(name):
+    if name not in ("tiny", "tiny2"):
+        raise DataError(f"no dataset {name}")
+    rng = np.random.default_rng(0 if name == "tiny" else 1)
+    X = rng.normal(size=(24, 3))
+    Y = (X[:, :2] > 0).astype(np.int8)
+    return Dataset(name, X, Y, list("abc"), ["y0", "y1"], sha256=f"{name}sha")
+
+
+@pytest.fixture
+def two_datasets(shifted, monkeypatch):
+    monkeypatch.setattr(runner, "_default_loader", two_tiny)
+
+
+def data_protocol(path, preprocess, split=None, name="resume"):
+    path.write_text(yaml.safe_dump({
+        "name": name, "split": split or {"scheme": "holdout", "repeats": 2},
+        "metrics": ["hamming_loss"], "datasets": ["tiny", "tiny2"], "preprocess": preprocess,
+        "methods": [{"name": "toy-shift-a", "params": {"shift": 0.0}}]}))
+    return load_protocol(str(path))
+
+
+def frame(out):
+    return pd.read_csv(out, dtype=str, keep_default_na=False).set_index(
+        ["protocol", "dataset", "split"]).sort_index()
+
+
+def test_changed_preprocess_step_reruns_only_that_protocols_cells(two_datasets, tmp_path):
+    out = tmp_path / "r.csv"
+    run_experiment(data_protocol(tmp_path / "a.yaml", ["standardize"]), out=out)
+    run_experiment(data_protocol(tmp_path / "b.yaml", ["standardize"], name="other"), out=out)
+    before = frame(out)
+    assert len(before) == 8
+    assert {json.loads(e)["data_spec"] for e in before.extra} != {""}
+
+    notes = []
+    changed = data_protocol(tmp_path / "a.yaml", [{"step": "standardize", "nominal": True}])
+    rep = run_experiment(changed, out=out, notice=notes.append)
+    assert (rep.ran, rep.skipped, rep.changed) == (4, 0, 4)
+    assert notes == ["4 cell(s) rerun because their parameters or data preprocessing changed"]
+    after = frame(out)
+    assert len(after) == 8 and (after.status == "ok").all()
+    # the other protocol's rows are untouched; this protocol's rows record the new fingerprint
+    pd.testing.assert_frame_equal(after.loc["other"], before.loc["other"])
+    new = {json.loads(e)["data_spec"] for e in after.loc["resume"].extra}
+    old = {json.loads(e)["data_spec"] for e in before.loc["resume"].extra}
+    assert new.isdisjoint(old)
+
+    rep = run_experiment(changed, out=out)
+    assert (rep.ran, rep.skipped, rep.changed) == (0, 4, 0)
+
+
+def test_step_restricted_to_another_dataset_reruns_only_that_dataset(two_datasets, tmp_path):
+    out = tmp_path / "r.csv"
+    run_experiment(data_protocol(tmp_path / "a.yaml", ["standardize"]), out=out)
+    before = frame(out)
+    only = {"step": "min_feature_frequency", "min_fraction": 0.5, "only": ["tiny2"]}
+    rep = run_experiment(data_protocol(tmp_path / "a.yaml", ["standardize", only]), out=out)
+    assert (rep.ran, rep.skipped, rep.changed) == (2, 2, 2)
+    after = frame(out)
+    pd.testing.assert_frame_equal(after.xs("tiny", level="dataset"), before.xs("tiny", level="dataset"))
+    assert set(after.xs("tiny2", level="dataset").extra) != set(before.xs("tiny2", level="dataset").extra)
+
+
+def test_split_rule_change_reruns_but_more_repeats_do_not(two_datasets, tmp_path):
+    out = tmp_path / "r.csv"
+    run_experiment(data_protocol(tmp_path / "a.yaml", []), out=out)
+    more = {"scheme": "holdout", "repeats": 3}
+    rep = run_experiment(data_protocol(tmp_path / "a.yaml", [], split=more), out=out)
+    assert (rep.ran, rep.skipped, rep.changed) == (2, 4, 0)   # only the new repeat's cells
+    other = {"scheme": "holdout", "repeats": 3, "train_fraction": 0.75}
+    rep = run_experiment(data_protocol(tmp_path / "a.yaml", [], split=other), out=out)
+    assert (rep.ran, rep.skipped, rep.changed) == (6, 0, 6)
+    assert set(frame(out).n_train) == {"18"}
+
+
+def test_rows_without_data_fingerprint_count_as_done(two_datasets, tmp_path):
+    out = tmp_path / "r.csv"
+    run_experiment(data_protocol(tmp_path / "a.yaml", ["standardize"]), out=out)
+    df = pd.read_csv(out, dtype=str, keep_default_na=False)
+    df["extra"] = [json.dumps({k: v for k, v in json.loads(e).items() if k != "data_spec"})
+                   for e in df.extra]
+    df.to_csv(out, index=False)
+    changed = data_protocol(tmp_path / "a.yaml", [{"step": "standardize", "nominal": True}])
+    rep = run_experiment(changed, out=out)
+    assert (rep.ran, rep.skipped, rep.changed) == (0, 4, 0)
+
+
+def test_data_spec_definition():
+    from mlbench.data.splits import SplitScheme
+    from mlbench.experiment.grid import data_spec
+
+    hold = SplitScheme("holdout", repeats=2)
+    base = data_spec(("standardize",), hold, "d")
+    assert len(base) == 16
+    # defaults filled in; steps restricted to other datasets and the number of repeats do not count
+    assert data_spec(({"step": "standardize", "nominal": False},), hold, "d") == base
+    rare = {"step": "min_feature_frequency", "min_fraction": 0.1, "only": ["e"]}
+    assert data_spec(("standardize", rare), hold, "d") == base
+    assert data_spec(("standardize",), SplitScheme("holdout", repeats=5), "d") == base
+    assert data_spec(("standardize",), SplitScheme("holdout", repeats=2, folds=3), "d") == base
+    # what changes the data does
+    assert data_spec(("standardize", rare), hold, "e") != data_spec(("standardize",), hold, "e")
+    assert data_spec(({"step": "standardize", "nominal": True},), hold, "d") != base
+    assert data_spec(("standardize", "impute"), hold, "d") != data_spec(("impute", "standardize"), hold, "d")
+    assert data_spec(("standardize",), SplitScheme("holdout", train_fraction=0.6), "d") != base
+    assert data_spec(("standardize",), SplitScheme("kfold", folds=5), "d") != \
+        data_spec(("standardize",), SplitScheme("kfold", folds=10), "d")
+
+
+def test_cells_to_run_compares_data_specs():
+    cells = [Cell("same", "{}"), Cell("stale", "{}"), Cell("legacy", "{}")]
+    for c, d in zip(cells, ("x", "y", "y")):
+        c.data_spec = d
+    todo, changed = cells_to_run(cells, {"same": "{}", "stale": "{}", "legacy": "{}"},
+                                 {"same": "x", "stale": "x", "legacy": ""})
+    assert [c.key for c in todo] == ["stale"] and changed == 1
