@@ -40,7 +40,9 @@ def singular_value_threshold(V, t):
 def group_soft_threshold(V, t):
     """The prox of ``t * sum_i ||V[i, :]||_2``: each row shrunk towards zero by ``t`` in norm."""
     norms = np.sqrt(np.einsum("ij,ij->i", V, V))
-    scale = np.maximum(1.0 - t / np.maximum(norms, np.finfo(float).tiny), 0.0)
+    scale = np.zeros_like(norms)
+    keep = norms > t                    # rows with norm <= t go to zero (no division by tiny norms)
+    scale[keep] = 1.0 - t / norms[keep]
     return V * scale[:, None]
 
 
