@@ -134,8 +134,13 @@ def test_forest_backends_give_identical_scores_and_predictions(name):
     assert isinstance(fast.estimators_[0].estimators_[0], EntropyTree)
 
 
-def test_forest_keeps_sklearn_trees_on_sparse_input():
+def test_forest_densifies_small_sparse_input_and_keeps_sklearn_trees_on_large(monkeypatch):
+    from mlbench.methods.transformation import fast_tree
+
     m = registry.make("rf-down", backend="cython", n_estimators=2, random_state=0)
+    m.fit(sparse.csr_matrix(X[:110]), Y[:110])
+    assert isinstance(m.estimators_[0].estimators_[0], EntropyTree)
+    monkeypatch.setattr(fast_tree, "DENSE_MAX_CELLS", 10)
     m.fit(sparse.csr_matrix(X[:110]), Y[:110])
     assert isinstance(m.estimators_[0].estimators_[0], DecisionTreeClassifier)
 

@@ -13,23 +13,68 @@ weights (Bagging without bootstrap passes those), no depth limit, all features a
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from mlbench._ext._cocoa import apply_tree, grow_tree
+from mlbench._ext._cocoa import (apply_tree, grow_tree, grow_tree_binary, pack_rows,
+                                 two_valued_columns)
 from mlbench.errors import ConfigError
 
 #: scikit-learn's splitter draws its xorshift seed as ``RandomState(seed).randint(0, RAND_R_MAX)``
 RAND_R_MAX = 2147483647
 
 
+#: densify a sparse X for the Cython builder only up to this many cells (float32: 4 bytes each);
+#: enron's 851 x 999 training half is 0.85 million
+DENSE_MAX_CELLS = 2**25
+
+
 def as_float32(X):
     """X as the builder reads it: dense C-order float32, the values scikit-learn's trees compare."""
     X = X.toarray() if sparse.issparse(X) else X
     return np.ascontiguousarray(X, dtype=np.float32)
+
+
+def densify_ok(X):
+    """Whether ``X`` may be given to the Cython builder: dense, or sparse with at most
+    ``DENSE_MAX_CELLS`` cells (a small bag-of-words matrix costs megabytes dense, and its trees
+    grow several times faster from bit sets than by scikit-learn's sparse splitter)."""
+    return not sparse.issparse(X) or X.shape[0] * X.shape[1] <= DENSE_MAX_CELLS
+
+
+def bagged_member_proba(est, features, X32):
+    """``est.predict_proba(X[:, features])`` of one Bagging member, for X given as ``X32``.
+
+    An :class:`EntropyTree` member is routed by :func:`apply_tree` on ``X32`` itself (its split
+    features mapped back to X's columns), so no column subset is copied and no scikit-learn input
+    validation runs per member; any other member is asked through ``predict_proba``.
+    """
+    if not isinstance(est, EntropyTree):
+        return est.predict_proba(X32[:, features])
+    mapped = np.ascontiguousarray(np.asarray(features, dtype=np.intp)[np.maximum(est.feature_, 0)])
+    return est.value_[apply_tree(X32, mapped, est.threshold_, est.left_, est.right_)]
+
+
+def bagging_proba(forest, X32):
+    """``forest.predict_proba(X)`` of a fitted ``BaggingClassifier`` for X given as float32 ``X32``.
+
+    The same sums in the same order as scikit-learn's ``_parallel_predict_proba`` (one job): the
+    members' probabilities added one by one into zeros, then divided by ``n_estimators``; so the
+    result is bit for bit scikit-learn's (tests/methods/test_cocoa_fast.py).
+    """
+    proba = np.zeros((X32.shape[0], forest.n_classes_))
+    for est, feats in zip(forest.estimators_, forest.estimators_features_):
+        pe = bagged_member_proba(est, feats, X32)
+        if forest.n_classes_ == len(est.classes_):
+            proba += pe
+        else:
+            proba[:, est.classes_] += pe[:, range(len(est.classes_))]
+    return proba / forest.n_estimators
 
 
 def presort(Xl):
@@ -51,16 +96,46 @@ def presort(Xl):
     return order
 
 
-def grow(X32, rows, codes, n_classes, random_state, min_samples_leaf=1):
+_LOCAL = threading.local()
+
+
+def splitter_seed(random_state):
+    """``check_random_state(random_state).randint(0, RAND_R_MAX)``, the xorshift seed
+    scikit-learn's splitter draws; an int seed reseeds one cached ``RandomState`` per thread,
+    the same stream without building a generator per tree (30x cheaper; COCOA grows 13750 trees
+    on enron)."""
+    if not isinstance(random_state, (int, np.integer)):
+        return check_random_state(random_state).randint(0, RAND_R_MAX)
+    rs = getattr(_LOCAL, "rs", None)
+    if rs is None:
+        rs = _LOCAL.rs = np.random.RandomState()
+    rs.seed(random_state)
+    return rs.randint(0, RAND_R_MAX)
+
+
+def grow(X32, rows, codes, n_classes, random_state, min_samples_leaf=1, two_valued=None):
     """Grow the tree of ``rows`` of ``X32`` with class codes ``codes`` (0..n_classes-1, one per
-    row of X32); ``(feature, threshold, left, right, value)`` as :func:`grow_tree` returns them."""
+    row of X32); ``(feature, threshold, left, right, value)`` as :func:`grow_tree` returns them.
+
+    When every column of ``X32`` takes at most two values (0/1 bag-of-words data), the tree is
+    grown by :func:`grow_tree_binary` from bit sets, otherwise from presorted columns; both grow
+    scikit-learn's tree.  ``two_valued``: ``two_valued_columns(X32)`` computed once by a caller
+    growing many trees on the same X32, None to compute it here, or False to force the presorted
+    builder (the reference the benchmarks compare with).
+    """
+    rows = np.ascontiguousarray(rows, dtype=np.intp)
+    y = np.ascontiguousarray(codes[rows], dtype=np.intp)
+    state = splitter_seed(random_state)
+    if two_valued is None:
+        two_valued = two_valued_columns(X32)
+    if two_valued:
+        lo, hi, H = two_valued
+        return grow_tree_binary(pack_rows(H, rows), lo, hi, y, n_classes, state, min_samples_leaf)
     Xl = np.ascontiguousarray(X32[rows].T)
     S = np.empty((Xl.shape[0] + 1, Xl.shape[1]), dtype=np.intp)
     S[:-1] = presort(Xl)
     S[-1] = np.arange(Xl.shape[1])
-    state = check_random_state(random_state).randint(0, RAND_R_MAX)
-    return grow_tree(Xl, S, np.ascontiguousarray(codes[rows], dtype=np.intp), n_classes, state,
-                     min_samples_leaf)
+    return grow_tree(Xl, S, y, n_classes, state, min_samples_leaf)
 
 
 class EntropyTree(ClassifierMixin, BaseEstimator):

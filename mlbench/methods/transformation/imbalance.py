@@ -15,10 +15,12 @@ trees, each grown on 75% of the rows and 75% of the features drawn without repla
 least three rows, no pruning (scikit-learn ``BaggingClassifier`` over ``DecisionTreeClassifier``;
 out-of-bag rows are the ones a tree did not draw).  With ``backend="cython"`` (the default) the
 trees are :class:`~mlbench.methods.transformation.fast_tree.EntropyTree`, which grows the very
-same trees faster on dense X (on sparse X scikit-learn's sparse splitter is as fast, and is kept).
-Bagging still draws the rows, features and seeds, so both backends give the same forest and the
-same scores bit for bit (tests/methods/test_cocoa_fast.py); ``backend="sklearn"`` is the
-reference.
+same trees faster (a sparse X small enough to densify, such as enron's bag of words, is given to
+it as dense float32, whose 0/1 columns it grows from bit sets; a larger sparse X keeps
+scikit-learn's sparse splitter).  Bagging still draws the rows, features and seeds, so both
+backends give the same forest and the same scores bit for bit (tests/methods/test_cocoa_fast.py);
+``backend="sklearn"`` is the reference.  The members' out-of-bag and test probabilities are read
+by routing X through each tree once (:func:`bagging_proba`), with scikit-learn's sums.
 
 ADASYN needs ``k`` nearest minority neighbours of each minority row.  Rule used here: with ``m``
 minority rows, ``k = min(adasyn_neighbors, m - 1)``; a label with fewer than two minority rows, or
@@ -28,7 +30,6 @@ from its original rows.  ``fit_info_["adasyn_skipped"]`` counts such labels.
 from __future__ import annotations
 
 import numpy as np
-from scipy import sparse
 from imblearn.over_sampling import ADASYN
 from imblearn.under_sampling import RandomUnderSampler
 from sklearn.ensemble import BaggingClassifier
@@ -41,7 +42,8 @@ from mlbench.methods.base import MultiLabelClassifier
 from mlbench.methods.registry import register
 from mlbench.methods.trees.thresholds import best_f1_threshold
 from mlbench.methods.transformation.br import ConstantBinary, draw_seeds
-from mlbench.methods.transformation.fast_tree import EntropyTree
+from mlbench.methods.transformation.fast_tree import (EntropyTree, as_float32, bagged_member_proba,
+                                                      bagging_proba, densify_ok)
 
 LEARNERS = ("svm", "rf")
 STRATEGIES = ("cost", "down", "adasyn")
@@ -60,8 +62,11 @@ def paper_forest(n_estimators=50, sample_fraction=0.75, min_samples_leaf=3, rand
                              bootstrap_features=False, random_state=random_state)
 
 
-def forest_oob_proba(forest, X, n_rows):
-    """Mean P(y = 1) over the trees that did not draw each row; NaN for rows every tree drew."""
+def forest_oob_proba(forest, X, n_rows, X32=None):
+    """Mean P(y = 1) over the trees that did not draw each row; NaN for rows every tree drew.
+
+    ``X32`` (optional) is X as float32 for :func:`bagged_member_proba` (same values, faster).
+    """
     num = np.zeros(n_rows)
     den = np.zeros(n_rows)
     for est, rows, feats in zip(forest.estimators_, forest.estimators_samples_,
@@ -70,7 +75,10 @@ def forest_oob_proba(forest, X, n_rows):
         oob[rows] = False
         if not oob.any():
             continue
-        proba = est.predict_proba(X[oob][:, feats])
+        if X32 is None:
+            proba = est.predict_proba(X[oob][:, feats])
+        else:
+            proba = bagged_member_proba(est, feats, X32)[oob]
         classes = list(est.classes_)
         num[oob] += proba[:, classes.index(1)] if 1 in classes else 0.0
         den[oob] += 1.0
@@ -125,15 +133,23 @@ class ResampledBinaryRelevance(MultiLabelClassifier):
         self.backend = backend
         self.random_state = random_state
 
-    def _make(self, seed, weighted, dense):
+    def _make(self, seed, weighted, fast):
         if self.learner == "svm":
             return LinearSVC(C=self.C, class_weight="balanced" if weighted else None,
                              random_state=seed)
-        # on sparse X scikit-learn's sparse splitter, which visits only the nonzeros, is the
-        # faster way to grow the same trees (EntropyTree 0.6-1x on enron and medical)
-        backend = self.backend if dense else "sklearn"
         return paper_forest(self.n_estimators, self.sample_fraction, self.min_samples_leaf, seed,
-                            backend)
+                            "cython" if fast else "sklearn")
+
+    def _float32(self, X):
+        """X as float32 when the forest's trees are grown by the Cython builder, else None.
+
+        A sparse X is densified when it is small enough (:func:`densify_ok`): its trees then grow
+        from bit sets (0/1 columns) or presorted columns, several times faster than scikit-learn's
+        sparse splitter grows the same trees; the members are also applied to X32 directly.
+        """
+        if self.learner != "rf" or self.backend != "cython" or not densify_ok(X):
+            return None
+        return as_float32(X)
 
     def fit(self, X, Y):
         X, Y = self._validate_fit(X, Y)
@@ -149,6 +165,7 @@ class ResampledBinaryRelevance(MultiLabelClassifier):
         self.estimators_ = []
         thresholds = np.full(L, 0.5 if rf else 0.0)
         skipped = 0
+        X32 = self._float32(X)
         for l in range(L):
             y = Y[:, l].astype(int)
             if np.all(y == y[0]):
@@ -163,10 +180,12 @@ class ResampledBinaryRelevance(MultiLabelClassifier):
                     skipped += 1
                 else:
                     Xl, yl = res
+            if X32 is not None:  # the resampled rows as the trees read them (same values)
+                Xl = X32 if Xl is X else as_float32(Xl)
             est = self._make(seeds[2 * l + 1], weighted=self.strategy == "cost",
-                             dense=not sparse.issparse(Xl)).fit(Xl, yl)
+                             fast=X32 is not None).fit(Xl, yl)
             if rf and self.strategy == "cost":
-                thresholds[l] = best_f1_threshold(forest_oob_proba(est, X, X.shape[0]), y)
+                thresholds[l] = best_f1_threshold(forest_oob_proba(est, X, X.shape[0], X32), y)
             self.estimators_.append(est)
         self.threshold_ = thresholds
         self.fit_info_ = {"adasyn_skipped": skipped} if self.strategy == "adasyn" else {}
@@ -174,10 +193,14 @@ class ResampledBinaryRelevance(MultiLabelClassifier):
 
     def _label_scores(self, X):
         X = self._validate_predict(X)
+        X32 = self._float32(X)
         cols = []
         for est in self.estimators_:
             if self.learner == "rf":
-                proba = est.predict_proba(X)
+                if X32 is not None and isinstance(est, BaggingClassifier):
+                    proba = bagging_proba(est, X32)  # = est.predict_proba(X), bit for bit
+                else:
+                    proba = est.predict_proba(X)
                 cols.append(proba[:, list(est.classes_).index(1)])
             else:
                 cols.append(est.decision_function(X))
