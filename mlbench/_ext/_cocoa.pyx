@@ -87,17 +87,19 @@ cdef struct Record:
     intp_t parent
     intp_t is_left
     intp_t n_constant
+    intp_t depth
     float64_t impurity
 
 
 def grow_tree(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1] y, intp_t n_classes,
-              uint32_t rand_state, intp_t min_samples_leaf=1):
+              uint32_t rand_state, intp_t min_samples_leaf=1, intp_t max_depth=-1):
     """Grow one entropy tree; return ``(feature, threshold, left, right, value)`` arrays.
 
     ``Xl`` (p, n) holds the tree's rows feature by feature (float32, the values scikit-learn sees);
     ``S`` (p + 1, n) is overwritten: row f starts as the rows sorted by feature f, row p as
     0..n-1; ``y`` the class codes 0..n_classes-1; ``rand_state`` the splitter's xorshift seed;
-    ``min_samples_leaf`` as scikit-learn's (``min_samples_split`` is then ``2 * min_samples_leaf``).
+    ``min_samples_leaf`` as scikit-learn's (``min_samples_split`` is then ``2 * min_samples_leaf``);
+    ``max_depth`` as scikit-learn's, negative for none.
     ``left``/``right`` are -1 at leaves; ``value`` (nodes, n_classes) the class fractions of each
     node (scikit-learn's ``tree_.value``, which ``predict_proba`` returns for the leaf reached).
     """
@@ -126,15 +128,16 @@ def grow_tree(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1] y,
     cdef Record* stack = <Record*>&stack_mem[0]
     cdef intp_t node_count
     with nogil:
-        node_count = _grow(Xl, S, y, n_classes, rand_state, min_samples_leaf, feature, threshold,
-                           left, right, value, T, features, constant_features, stamp,
+        node_count = _grow(Xl, S, y, n_classes, rand_state, min_samples_leaf, max_depth, feature,
+                           threshold, left, right, value, T, features, constant_features, stamp,
                            goes_left, tmp, counts, stack, dval)
     return (feature_a[:node_count], threshold_a[:node_count], left_a[:node_count],
             right_a[:node_count], value_a[:node_count])
 
 
 cdef intp_t _grow(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1] y,
-                  intp_t C, uint32_t rand_state, intp_t msl, intp_t[::1] feature,
+                  intp_t C, uint32_t rand_state, intp_t msl, intp_t max_depth,
+                  intp_t[::1] feature,
                   float64_t[::1] threshold, intp_t[::1] left, intp_t[::1] right,
                   float64_t[:, ::1] value, float64_t[::1] T,
                   intp_t[::1] features, intp_t[::1] constant_features, intp_t[::1] stamp,
@@ -170,6 +173,7 @@ cdef intp_t _grow(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1
     stack[0].is_left = 0
     stack[0].n_constant = 0
     stack[0].impurity = 0.0
+    stack[0].depth = 0
     top = 1
     while top > 0:
         top -= 1
@@ -187,7 +191,8 @@ cdef intp_t _grow(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1
             first = False
         impurity = rec.impurity
         # min_samples_split = max(2, 2 * min_samples_leaf); then the builder's impurity test
-        is_leaf = (end - start) < 2 or (end - start) < 2 * msl or impurity <= EPSILON
+        is_leaf = ((end - start) < 2 or (end - start) < 2 * msl or impurity <= EPSILON
+                   or 0 <= max_depth <= rec.depth)
         best_pos = end
         best_f = -2
         best_thr = -2.0
@@ -347,6 +352,7 @@ cdef intp_t _grow(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1
         stack[top].parent = node
         stack[top].is_left = 0
         stack[top].n_constant = n_total
+        stack[top].depth = rec.depth + 1
         stack[top].impurity = _entropy(cr, C, w_node - <float64_t>(best_pos - start))
         top += 1
         stack[top].start = start
@@ -354,14 +360,25 @@ cdef intp_t _grow(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1
         stack[top].parent = node
         stack[top].is_left = 1
         stack[top].n_constant = n_total
+        stack[top].depth = rec.depth + 1
         stack[top].impurity = _entropy(best_cl, C, <float64_t>(best_pos - start))
         top += 1
     return node_count
 
 
-def apply_tree(const float32_t[:, ::1] X, const intp_t[::1] feature,
+ctypedef fused real_t:
+    float32_t
+    float64_t
+
+
+def apply_tree(const real_t[:, :] X, const intp_t[::1] feature,
                const float64_t[::1] threshold, const intp_t[::1] left, const intp_t[::1] right):
-    """Leaf reached by each row of ``X`` (float32, as scikit-learn compares; ``x_f <= t``: left)."""
+    """Leaf reached by each row of ``X`` (``x_f <= t``: left).
+
+    ``X`` is float32, or float64 in any memory layout: each value read is rounded to float32 first,
+    which is what scikit-learn's conversion of the whole of X to float32 gives, without the copy
+    (a classifier chain asks its trees about column slices of one float64 array).
+    """
     cdef intp_t n = X.shape[0], i, node
     out_a = np.empty(n, dtype=np.intp)
     cdef intp_t[::1] out = out_a
@@ -369,7 +386,7 @@ def apply_tree(const float32_t[:, ::1] X, const intp_t[::1] feature,
         for i in range(n):
             node = 0
             while left[node] != LEAF:
-                if X[i, feature[node]] <= threshold[node]:
+                if <float32_t>X[i, feature[node]] <= threshold[node]:
                     node = left[node]
                 else:
                     node = right[node]
@@ -470,7 +487,7 @@ def pack_rows(const uint8_t[:, ::1] H, const intp_t[::1] rows):
 
 def grow_tree_binary(const uint64_t[:, ::1] B, const float32_t[::1] lo, const float32_t[::1] hi,
                      const intp_t[::1] y, intp_t n_classes, uint32_t rand_state,
-                     intp_t min_samples_leaf=1):
+                     intp_t min_samples_leaf=1, intp_t max_depth=-1):
     """:func:`grow_tree` for two-valued columns; same result.
 
     ``B`` from :func:`pack_rows` (bit i = the tree's row i holds ``hi``), ``lo``/``hi`` from
@@ -503,16 +520,17 @@ def grow_tree_binary(const uint64_t[:, ::1] B, const float32_t[::1] lo, const fl
     cdef Record* stack = <Record*>&stack_mem[0]
     cdef intp_t node_count
     with nogil:
-        node_count = _grow_binary(B, lo, hi, y, n_classes, rand_state, min_samples_leaf, feature,
-                                  threshold, left, right, value, T, features, constant_features,
-                                  order, tmp, counts, nodebits, stack)
+        node_count = _grow_binary(B, lo, hi, y, n_classes, rand_state, min_samples_leaf, max_depth,
+                                  feature, threshold, left, right, value, T, features,
+                                  constant_features, order, tmp, counts, nodebits, stack)
     return (feature_a[:node_count], threshold_a[:node_count], left_a[:node_count],
             right_a[:node_count], value_a[:node_count])
 
 
 cdef intp_t _grow_binary(const uint64_t[:, ::1] B, const float32_t[::1] lo,
                          const float32_t[::1] hi, const intp_t[::1] y, intp_t C,
-                         uint32_t rand_state, intp_t msl, intp_t[::1] feature,
+                         uint32_t rand_state, intp_t msl, intp_t max_depth,
+                         intp_t[::1] feature,
                          float64_t[::1] threshold, intp_t[::1] left, intp_t[::1] right,
                          float64_t[:, ::1] value, float64_t[::1] T, intp_t[::1] features,
                          intp_t[::1] constant_features, intp_t[::1] order, intp_t[::1] tmp,
@@ -544,6 +562,7 @@ cdef intp_t _grow_binary(const uint64_t[:, ::1] B, const float32_t[::1] lo,
     stack[0].is_left = 0
     stack[0].n_constant = 0
     stack[0].impurity = 0.0
+    stack[0].depth = 0
     top = 1
     while top > 0:
         top -= 1
@@ -560,7 +579,7 @@ cdef intp_t _grow_binary(const uint64_t[:, ::1] B, const float32_t[::1] lo,
             rec.impurity = _entropy(tot, C, w_node)
             first = False
         impurity = rec.impurity
-        is_leaf = m < 2 or m < 2 * msl or impurity <= EPSILON
+        is_leaf = m < 2 or m < 2 * msl or impurity <= EPSILON or 0 <= max_depth <= rec.depth
         best_pos = end
         best_f = -2
         best_thr = -2.0
@@ -698,6 +717,7 @@ cdef intp_t _grow_binary(const uint64_t[:, ::1] B, const float32_t[::1] lo,
         stack[top].parent = node
         stack[top].is_left = 0
         stack[top].n_constant = n_total
+        stack[top].depth = rec.depth + 1
         stack[top].impurity = _entropy(cr, C, w_node - <float64_t>(best_pos - start))
         top += 1
         stack[top].start = start
@@ -705,6 +725,7 @@ cdef intp_t _grow_binary(const uint64_t[:, ::1] B, const float32_t[::1] lo,
         stack[top].parent = node
         stack[top].is_left = 1
         stack[top].n_constant = n_total
+        stack[top].depth = rec.depth + 1
         stack[top].impurity = _entropy(best_cl, C, <float64_t>(best_pos - start))
         top += 1
     return node_count

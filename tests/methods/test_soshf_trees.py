@@ -125,3 +125,21 @@ def test_used_label_weight_changes_votes_and_sparse_input_is_accepted():
 def test_bad_parameters_raise_config_error(bad):
     with pytest.raises(ConfigError):
         StructuredForest(**bad).fit(X, Y)
+
+
+@pytest.mark.parametrize("data", ["continuous", "binary"])
+def test_gain_split_cython_stump_gives_sklearns_forest_bit_for_bit(data):
+    from mlbench.methods.trees import structured
+
+    Xd = X if data == "continuous" else (X > 1.0).astype(float)
+    kw = dict(split="gain", n_estimators=4, random_state=3)
+    a = StructuredForest(backend="cython", **kw).fit(Xd[:80], Y[:80])
+    b = StructuredForest(backend="numpy", **kw).fit(Xd[:80], Y[:80])
+    np.testing.assert_array_equal(a.predict_proba(Xd[80:]), b.predict_proba(Xd[80:]))
+    np.testing.assert_array_equal(a.threshold_, b.threshold_)
+    for ta, tb in zip(a.trees_, b.trees_):
+        np.testing.assert_array_equal(ta.W, tb.W)
+    assert sum(len(t.W) for t in a.trees_) > 8
+    rng = np.random.default_rng(0)
+    member = Y[:80, 0].astype(bool)
+    assert structured._split_gain(Xd[:80], member, rng, 3, backend="cython") is not None

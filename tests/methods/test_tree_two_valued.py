@@ -117,3 +117,29 @@ def test_forests_on_small_sparse_binary_input_equal_the_reference(name):
     np.testing.assert_array_equal(ref.threshold_, fast.threshold_)
     np.testing.assert_array_equal(ref.predict_proba(A[100:]), fast.predict_proba(A[100:]))
     np.testing.assert_array_equal(ref.predict(A[100:]), fast.predict(A[100:]))
+
+
+def test_entropy_tree_reads_float64_slices_without_copy_and_refuses_nan_it_would_read():
+    A, y, C = _binary_cases()[5]
+    wide = np.hstack([A, np.random.RandomState(0).rand(len(y), 3)])
+    tree = EntropyTree(random_state=0).fit(A, y)
+    view = wide[:, :A.shape[1]]  # a non-contiguous float64 slice, as a classifier chain passes
+    ref = DecisionTreeClassifier(criterion="entropy", random_state=0).fit(A, y)
+    np.testing.assert_array_equal(ref.apply(A), tree.apply(view))
+    used = tree.feature_[tree.left_ != -1]
+    bad = A.copy()
+    bad[0, used[0]] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        tree.apply(bad)
+
+
+@pytest.mark.parametrize("case", range(0, 16, 3))
+@pytest.mark.parametrize("max_depth", [1, 2])
+def test_max_depth_equals_sklearn_in_both_builders(case, max_depth):
+    A, y, C = _binary_cases()[case]
+    cont = A + np.random.RandomState(case).randn(*A.shape)  # continuous: presorted builder
+    for data in (A, cont):
+        ref = DecisionTreeClassifier(criterion="entropy", max_depth=max_depth, min_samples_leaf=3,
+                                     random_state=case).fit(data, y)
+        _same_tree(ref, grow(as_float32(data), np.arange(len(y)), y, C, case, 3,
+                             max_depth=max_depth))

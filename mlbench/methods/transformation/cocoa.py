@@ -30,8 +30,8 @@ the training part has at least ``large_from`` (10000) rows - only those two of i
 
 Speed: ``backend="cython"`` (default) grows the trees with :mod:`mlbench._ext._cocoa`, which builds
 the same trees as scikit-learn node for node (from bit sets when every column is two-valued, as
-enron's and medical's 0/1 words are: COCOA's enron fit about 3x faster than from presorted columns); ``backend="sklearn"`` is the reference.  Both give
-identical scores, thresholds and predictions for the same seed (tests/methods/test_cocoa_fast.py;
+enron's and medical's 0/1 words are); ``backend="sklearn"`` is the reference.  Both give identical
+scores, thresholds and predictions for the same seed (tests/methods/test_cocoa_fast.py;
 benchmarks/bench_cocoa.py prints the speed ratio).  Not done, because it would change the method:
 sharing the (j, k) and (k, j) tri-class problems (they merge different joint classes, so they are
 different targets), or one multi-output tree in place of per-problem trees.

@@ -113,7 +113,8 @@ def splitter_seed(random_state):
     return rs.randint(0, RAND_R_MAX)
 
 
-def grow(X32, rows, codes, n_classes, random_state, min_samples_leaf=1, two_valued=None):
+def grow(X32, rows, codes, n_classes, random_state, min_samples_leaf=1, two_valued=None,
+         max_depth=None):
     """Grow the tree of ``rows`` of ``X32`` with class codes ``codes`` (0..n_classes-1, one per
     row of X32); ``(feature, threshold, left, right, value)`` as :func:`grow_tree` returns them.
 
@@ -121,8 +122,10 @@ def grow(X32, rows, codes, n_classes, random_state, min_samples_leaf=1, two_valu
     grown by :func:`grow_tree_binary` from bit sets, otherwise from presorted columns; both grow
     scikit-learn's tree.  ``two_valued``: ``two_valued_columns(X32)`` computed once by a caller
     growing many trees on the same X32, None to compute it here, or False to force the presorted
-    builder (the reference the benchmarks compare with).
+    builder (the reference the benchmarks compare with).  ``max_depth`` as scikit-learn's (None:
+    no limit; the ``sf`` forests' depth-one stumps use 1).
     """
+    depth = -1 if max_depth is None else int(max_depth)
     rows = np.ascontiguousarray(rows, dtype=np.intp)
     y = np.ascontiguousarray(codes[rows], dtype=np.intp)
     state = splitter_seed(random_state)
@@ -130,12 +133,13 @@ def grow(X32, rows, codes, n_classes, random_state, min_samples_leaf=1, two_valu
         two_valued = two_valued_columns(X32)
     if two_valued:
         lo, hi, H = two_valued
-        return grow_tree_binary(pack_rows(H, rows), lo, hi, y, n_classes, state, min_samples_leaf)
+        return grow_tree_binary(pack_rows(H, rows), lo, hi, y, n_classes, state, min_samples_leaf,
+                                depth)
     Xl = np.ascontiguousarray(X32[rows].T)
     S = np.empty((Xl.shape[0] + 1, Xl.shape[1]), dtype=np.intp)
     S[:-1] = presort(Xl)
     S[-1] = np.arange(Xl.shape[1])
-    return grow_tree(Xl, S, y, n_classes, state, min_samples_leaf)
+    return grow_tree(Xl, S, y, n_classes, state, min_samples_leaf, depth)
 
 
 class EntropyTree(ClassifierMixin, BaseEstimator):
@@ -168,8 +172,17 @@ class EntropyTree(ClassifierMixin, BaseEstimator):
     def apply(self, X):
         """Index of the leaf each row reaches."""
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=None, reset=False)
-        return apply_tree(as_float32(X), self.feature_, self.threshold_, self.left_, self.right_)
+        # finiteness is checked below on the columns the tree reads only: scikit-learn's check of
+        # all of X was most of the prediction time of a classifier chain of these trees
+        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=None, reset=False,
+                          ensure_all_finite=False)
+        if sparse.issparse(X) or X.dtype not in (np.float32, np.float64):
+            X = as_float32(X)
+        used = np.unique(self.feature_[self.left_ != -1])
+        if used.size and not np.isfinite(X[:, used]).all():
+            raise ValueError("Input X contains NaN or infinity.")
+        # float64 X (any layout) is read value by value as float32 by the kernel, no copy
+        return apply_tree(X, self.feature_, self.threshold_, self.left_, self.right_)
 
     def predict_proba(self, X):
         """Class fractions of the leaf reached, shape (n, n_classes)."""
@@ -177,3 +190,25 @@ class EntropyTree(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+
+def tree_base(base, base_params):
+    """``(base, base_params)`` with scikit-learn's default entropy tree - ``"tree"`` or ``"c45"``
+    without parameters, ``DecisionTreeClassifier(criterion="entropy", random_state=seed)`` in
+    :func:`~mlbench.methods.base.make_base_learner` - replaced by :class:`EntropyTree`, which grows
+    that very tree faster (same seed, same tree); any other base learner is returned unchanged.
+    The methods that grow many such trees (ECC, CLR, RAkEL, HOMER) call it in ``fit``; passing
+    ``base=DecisionTreeClassifier(criterion="entropy")`` keeps scikit-learn's trees (the
+    reference of tests/methods/test_tree_bases.py)."""
+    if isinstance(base, str) and base in ("tree", "c45") and not base_params:
+        return EntropyTree(), None
+    return base, base_params
+
+
+def tree_input(X, base):
+    """X for a method whose base learner is ``base``: a small sparse X densified once when the
+    base is an :class:`EntropyTree` (each tree would otherwise densify it again), else X."""
+    if isinstance(base, EntropyTree) and sparse.issparse(X) and densify_ok(X):
+        return X.toarray()
+    return X
+

@@ -14,6 +14,8 @@ sum over the predicted labelset distribution (for a base learner with ``predict_
 mean of those is then the score and is thresholded at t (finer scores for the ranking measures).
 Defaults follow the paper's recommendation: k = 3 and m = 2L.  A label that no drawn labelset holds
 (probability about e^{-2k} per label with m = 2L) gets score 0; their count is in ``fit_info_``.
+With ``base="tree"`` the LP trees are grown by
+:class:`~mlbench.methods.transformation.fast_tree.EntropyTree` (scikit-learn's tree, faster).
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ from mlbench.methods.base import MultiLabelClassifier
 from mlbench.methods.registry import register
 from mlbench.methods.transformation.br import (ConstantBinary, draw_seeds, scores_kind,
                                                seeded_base)
+from mlbench.methods.transformation.fast_tree import tree_base, tree_input
 
 #: enumerate every k-subset and sample from the list when there are at most this many
 _ENUMERATE_MAX = 100_000
@@ -143,7 +146,10 @@ class RAkELo(MultiLabelClassifier):
         k = min(self.labelset_size, L)
         self.labelsets_ = draw_labelsets(L, k, m, rng)
         seeds = draw_seeds(rng, len(self.labelsets_))
-        self.estimators_ = [LabelPowersetModel.fit(X, Y, labels, self.base, self.base_params, seed)
+        base, base_params = tree_base(self.base, self.base_params)  # same trees, faster
+        self.base_learner_ = base
+        X = tree_input(X, base)
+        self.estimators_ = [LabelPowersetModel.fit(X, Y, labels, base, base_params, seed)
                             for labels, seed in zip(self.labelsets_, seeds)]
         self.n_votes_ = np.bincount(self.labelsets_.ravel(), minlength=L)
         self.threshold_ = self.threshold
@@ -153,7 +159,7 @@ class RAkELo(MultiLabelClassifier):
 
     def predict_proba(self, X):
         """Mean vote (or marginal probability) per label over the labelsets holding it, (n, L)."""
-        X = self._validate_predict(X)
+        X = tree_input(self._validate_predict(X), self.base_learner_)
         total = np.zeros((X.shape[0], self.n_labels_))
         for model in self.estimators_:
             total[:, model.labels] += (model.predict(X) if self.aggregate == "vote"

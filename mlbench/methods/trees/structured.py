@@ -10,7 +10,8 @@ label vectors form one cluster, or when the learned split would leave fewer than
 
 Splits (all stored as ``[x, 1] . w >= 0`` -> right, so one Cython traversal serves every variant):
 
-* ``gain`` - axis-parallel, information gain (a depth-one scikit-learn entropy tree);
+* ``gain`` - axis-parallel, information gain (a depth-one scikit-learn entropy tree; with
+  ``backend="cython"`` the same stump, grown by :mod:`mlbench.methods.transformation.fast_tree`);
 * ``logistic`` - oblique, L2 logistic regression (C = 1, liblinear: lbfgs needs ~100x longer on the
   small, often separable node problems);
 * ``hellinger`` - oblique, the sparse Hellinger loss (eqs. 2-10, :mod:`.hellinger`).
@@ -40,19 +41,30 @@ from mlbench.methods.registry import register
 from mlbench.methods.trees.clustering import cluster_labels, idf_weights
 from mlbench.methods.trees.hellinger import fit_hellinger_split
 from mlbench.methods.trees.thresholds import oob_thresholds
+from mlbench.methods.transformation.fast_tree import as_float32, grow
 
 SPLITS = ("gain", "logistic", "hellinger")
 BACKENDS = ("cython", "numpy")
 
 
 # -- node splitters: (X_node, member, rng) -> w (bias last) or None ------------------------------
-def _split_gain(X, member, rng, min_leaf, **_):
-    stump = DecisionTreeClassifier(criterion="entropy", max_depth=1, min_samples_leaf=min_leaf,
-                                   random_state=int(rng.integers(2**31 - 1)))
-    stump.fit(X, member)
-    if stump.tree_.node_count < 3:
-        return None
-    f, t = stump.tree_.feature[0], stump.tree_.threshold[0]
+def _split_gain(X, member, rng, min_leaf, backend="cython", **_):
+    seed = int(rng.integers(2**31 - 1))
+    if backend == "cython":
+        # the same stump, grown by the Cython entropy-tree builder (fast_tree.grow: bit sets on
+        # 0/1 columns), without scikit-learn's per-node validation and sort of every feature
+        feature, threshold, *_rest = grow(as_float32(X), np.arange(X.shape[0]),
+                                          member.astype(np.intp), 2, seed, min_leaf, max_depth=1)
+        if len(feature) < 3:
+            return None
+        f, t = feature[0], threshold[0]
+    else:
+        stump = DecisionTreeClassifier(criterion="entropy", max_depth=1, min_samples_leaf=min_leaf,
+                                       random_state=seed)
+        stump.fit(X, member)
+        if stump.tree_.node_count < 3:
+            return None
+        f, t = stump.tree_.feature[0], stump.tree_.threshold[0]
     w = np.zeros(X.shape[1] + 1)
     w[f] = 1.0
     # scikit-learn sends x_f <= t left; x_f - t' >= 0 with t' just above t sends exactly those right
@@ -85,7 +97,7 @@ class _Tree:
 
 
 def grow_tree(X, Y, rows, features, labels, rng, *, split, cost_sensitive, global_counts,
-              min_leaf=3, beta=0.5, hellinger=None):
+              min_leaf=3, beta=0.5, hellinger=None, backend="cython"):
     """Grow one structured tree on ``X[rows][:, features]``; clustering on ``Y[rows][:, labels]``.
 
     ``global_counts`` = (N_g, positives per label of ``labels``) for eq. 1.
@@ -117,7 +129,8 @@ def grow_tree(X, Y, rows, features, labels, rng, *, split, cost_sensitive, globa
             member = cluster_labels(Yn, rng, weights)
             if member is not None:
                 Xn = Xt[idx]
-                w = splitter(Xn, member, rng, min_leaf=min_leaf, hellinger=hellinger or {})
+                w = splitter(Xn, member, rng, min_leaf=min_leaf, hellinger=hellinger or {},
+                             backend=backend)
                 if w is not None:
                     go = Xn @ w[:-1] + w[-1] >= 0.0
                     n_right = int(go.sum())
@@ -149,8 +162,8 @@ class StructuredForest(MultiLabelClassifier):
     mixing ``beta``); ``n_estimators`` (50); ``sample_fraction`` (0.75 of rows, features, labels);
     ``min_samples_leaf`` (3); ``used_label_weight`` (5); Hellinger solver: ``n_iter`` Adam steps
     per stage, ``batch_size`` (1000), ``learning_rate`` (0.05), ``eta`` (1e6); ``backend`` "cython"
-    or "numpy" (the reference); ``n_jobs`` trees grown in parallel (joblib threads: the Cython
-    kernel releases the GIL).
+    or "numpy" (the reference; for ``gain``: scikit-learn's stump, the same split); ``n_jobs``
+    trees grown in parallel (joblib threads: the Cython kernel releases the GIL).
     """
 
     _estimator_checks = {"xfail": {
@@ -216,7 +229,7 @@ class StructuredForest(MultiLabelClassifier):
             return grow_tree(X, Y, rows, feats, labs, np.random.default_rng(seed), split=self.split,
                              cost_sensitive=bool(self.cost_sensitive),
                              global_counts=(n, pos_global[labs]), min_leaf=int(self.min_samples_leaf),
-                             beta=float(self.beta), hellinger=hell)
+                             beta=float(self.beta), hellinger=hell, backend=self.backend)
 
         # One BLAS thread: node problems are small, and multithreaded BLAS on a shared machine made
         # each least-squares solve ~50x slower (measured) than a single thread.
