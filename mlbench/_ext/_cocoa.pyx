@@ -427,61 +427,65 @@ cdef inline intp_t _popcount(uint64_t x) noexcept nogil:
 def two_valued_columns(const float32_t[:, ::1] X):
     """``(lo, hi, H)`` when every column of ``X`` takes at most two values, else ``None``.
 
-    ``lo``/``hi`` (float32, p) are each column's smallest and largest value; ``H`` (p, n) uint8 is
-    1 where ``X[i, f] == hi[f] > lo[f]`` (column by column, so :func:`pack_rows` gathers from
-    one short row of ``H`` per feature).
+    ``lo``/``hi`` (float32, p) are each column's smallest and largest value; ``H`` (n, p) uint8 is
+    1 where ``X[i, f] == hi[f] > lo[f]``.  Both passes run along X's rows without branches, so
+    the compiler vectorises them.
     """
     cdef intp_t n = X.shape[0], p = X.shape[1], i, f
-    cdef bint ok = True
-    cdef float32_t v
+    cdef uint8_t bad = 0
+    cdef float32_t v, a, b
     if n == 0:
         return None
     lo_a = np.empty(p, dtype=np.float32)
     hi_a = np.empty(p, dtype=np.float32)
-    H_a = np.zeros((p, n), dtype=np.uint8)
-    cdef float32_t[::1] lo = lo_a, hi = hi_a
-    cdef uint8_t[:, ::1] H = H_a
+    H_a = np.empty((n, p), dtype=np.uint8)
+    cdef float32_t[::1] lo_v = lo_a, hi_v = hi_a
+    cdef uint8_t[:, ::1] H_v = H_a
+    cdef float32_t* lo = &lo_v[0]
+    cdef float32_t* hi = &hi_v[0]
+    cdef const float32_t* row
+    cdef uint8_t* h
     with nogil:
+        row = &X[0, 0]
         for f in range(p):
-            lo[f] = X[0, f]
-            hi[f] = X[0, f]
+            lo[f] = row[f]
+            hi[f] = row[f]
         for i in range(1, n):
+            row = &X[i, 0]
             for f in range(p):
-                v = X[i, f]
-                if v < lo[f]:
-                    lo[f] = v
-                elif v > hi[f]:
-                    hi[f] = v
+                v = row[f]
+                a = lo[f]
+                b = hi[f]
+                lo[f] = v if v < a else a
+                hi[f] = v if v > b else b
         for i in range(n):
+            row = &X[i, 0]
+            h = &H_v[i, 0]
             for f in range(p):
-                v = X[i, f]
-                if v == hi[f]:
-                    H[f, i] = v != lo[f]
-                elif v != lo[f]:
-                    ok = False
-                    break
-            if not ok:
+                v = row[f]
+                h[f] = (v == hi[f]) & (hi[f] != lo[f])
+                bad |= (v != hi[f]) & (v != lo[f])
+            if bad:
                 break
-    return (lo_a, hi_a, H_a) if ok else None
+    return None if bad else (lo_a, hi_a, H_a)
 
 
 def pack_rows(const uint8_t[:, ::1] H, const intp_t[::1] rows):
     """Bit sets of ``rows`` for :func:`grow_tree_binary`: (p, ceil(m / 64)) uint64 whose bit i of
-    column f is ``H[f, rows[i]]``."""
-    cdef intp_t p = H.shape[0], m = rows.shape[0], W = (m + 63) // 64, f, i, w, top
+    column f is ``H[rows[i], f]``."""
+    cdef intp_t p = H.shape[1], m = rows.shape[0], W = (m + 63) // 64, f, i, w
     B_a = np.zeros((p, W), dtype=np.uint64)
-    cdef uint64_t[:, ::1] B = B_a
-    cdef uint64_t word
+    cdef uint64_t[:, ::1] B_v = B_a
+    cdef uint64_t* B = &B_v[0, 0]
     cdef const uint8_t* h
+    cdef uint64_t sh
     with nogil:
-        for f in range(p):
-            h = &H[f, 0]
-            for w in range(W):
-                word = 0
-                top = min(m, 64 * w + 64)
-                for i in range(64 * w, top):
-                    word |= (<uint64_t>h[rows[i]]) << (i & 63)
-                B[f, w] = word
+        for i in range(m):
+            h = &H[rows[i], 0]
+            w = i >> 6
+            sh = i & 63
+            for f in range(p):
+                B[f * W + w] |= (<uint64_t>h[f]) << sh
     return B_a
 
 
@@ -587,7 +591,7 @@ cdef intp_t _grow_binary(const uint64_t[:, ::1] B, const float32_t[::1] lo,
         if not is_leaf:
             # the node's rows as one bit set per class, over the words they occupy; a small node
             # is counted row by row instead (fewer operations than C * words popcounts)
-            by_rows = m < 8 * C * W
+            by_rows = m < 2 * C * W
             w_lo = W
             w_hi = 0
             if not by_rows:

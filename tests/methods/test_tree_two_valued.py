@@ -81,7 +81,7 @@ def test_two_valued_columns_rejects_a_third_value_and_flags_high_values():
     lo, hi, H = two_valued_columns(A)
     np.testing.assert_array_equal(lo, [0, 2])
     np.testing.assert_array_equal(hi, [1, 2])
-    np.testing.assert_array_equal(H, [[0, 1, 0], [0, 0, 0]])
+    np.testing.assert_array_equal(H, [[0, 0], [1, 0], [0, 0]])
     A[2, 0] = 0.5
     assert two_valued_columns(A) is None
 
