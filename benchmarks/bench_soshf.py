@@ -13,6 +13,15 @@ weight hovering at zero amplifies a last-bit difference, and once one row lands 
 of one split the subtrees differ.  The table therefore shows the test macro-AUC of both forests.
 ``--all-splits D`` also fits the Cython sf-h-cs on all eight splits of D, ``--jobs`` splits at a
 time, and prints the wall time (the issue's target: under ten minutes for yeast on two cores).
+
+``--protocol-methods enron,yeast`` times the soshf protocol's tree-based methods on split 0 (fit
+plus the runner's predict and scores, one thread), each with its default path and with the
+reference path it replaced, in the same run, and checks that both give the same scores,
+predictions and thresholds bit for bit.  Reference paths: scikit-learn's trees for the rf-* forests
+(``backend="sklearn"``: on sparse X the sparse splitter, which they used before), for ECC, CLR,
+RAkEL and HOMER (``base=DecisionTreeClassifier(criterion="entropy")``) and for sf's stumps
+(``backend="numpy"``); for COCOA, the Cython builder from presorted columns (bit sets off), its
+path before.  Ensembles are cut by ``--scale`` (both paths alike, so the ratio is fair).
 """
 from __future__ import annotations
 
@@ -22,6 +31,7 @@ import time
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.metrics import roc_auc_score
+from threadpoolctl import threadpool_limits
 
 from mlbench.data.load import load_dataset
 from mlbench.data.preprocess import Pipeline, take_rows
@@ -48,6 +58,62 @@ def timed_fit(X, Y, **kw):
     return model, time.perf_counter() - t
 
 
+#: (method, reference-path parameters) for --protocol-methods; "presorted" = COCOA without bit sets
+REFERENCE_PATHS = (
+    ("sf", {"backend": "numpy"}),
+    ("rf-cost", {"backend": "sklearn"}),
+    ("rf-down", {"backend": "sklearn"}),
+    ("rf-adasyn", {"backend": "sklearn"}),
+    ("cocoa", "presorted"),
+    ("ecc", {"base": "sklearn-tree"}),
+    ("clr", {"base": "sklearn-tree"}),
+    ("rakel", {"base": "sklearn-tree"}),
+    ("homer", {"base": "sklearn-tree"}),
+)
+
+
+def _run_method(name, params, X, Y, Xt):
+    """(seconds, outputs) of fit + predict + scores, as the runner's cell does."""
+    from mlbench.experiment.cell import _scores
+    from mlbench.methods import registry
+
+    t = time.perf_counter()
+    model = registry.make(name, random_state=7, **params).fit(X, Y)
+    out = [np.asarray(model.predict(Xt)), _scores(model, Xt),
+           np.asarray(getattr(model, "threshold_", 0.0))]
+    return time.perf_counter() - t, out
+
+
+def protocol_methods(names, protocol, scale):
+    from unittest import mock
+
+    from sklearn.tree import DecisionTreeClassifier
+
+    from mlbench.methods.transformation import cocoa, fast_tree
+
+    entries = {e.label: e for e in protocol.methods}
+    print(f"{'dataset':8s} {'method':10s} {'reference s':>11s} {'default s':>9s} {'ratio':>6s} "
+          f"{'identical':>9s}")
+    for name in names:
+        X, Y, Xt, _ = prepared(name, protocol, which=0)[0]
+        for method, ref in REFERENCE_PATHS:
+            params = dict(entries[method].params)
+            if method in ("sf", "rf-cost", "rf-down", "rf-adasyn", "cocoa", "ecc"):
+                params["n_estimators"] = max(1, int(params.get("n_estimators", 50)) // scale)
+            t_new, new = _run_method(method, params, X, Y, Xt)
+            if ref == "presorted":
+                with mock.patch.object(cocoa, "two_valued_columns", lambda X: None), \
+                        mock.patch.object(fast_tree, "two_valued_columns", lambda X: None):
+                    t_ref, old = _run_method(method, params, X, Y, Xt)
+            else:
+                ref = {k: DecisionTreeClassifier(criterion="entropy") if v == "sklearn-tree" else v
+                       for k, v in ref.items()}
+                t_ref, old = _run_method(method, dict(params, **ref), X, Y, Xt)
+            same = all(np.array_equal(a, b) for a, b in zip(old, new))
+            print(f"{name:8s} {method:10s} {t_ref:11.1f} {t_new:9.1f} {t_ref / t_new:6.1f} "
+                  f"{str(same):>9s}", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", default="yeast,scene")
@@ -55,8 +121,16 @@ def main():
     ap.add_argument("--reference-trees", type=int, default=10)
     ap.add_argument("--all-splits", default="")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--protocol-methods", default="",
+                    help="data sets on which to compare the tree methods' default and reference paths")
+    ap.add_argument("--scale", type=int, default=5,
+                    help="divide the forests' ensemble sizes by this for --protocol-methods")
     args = ap.parse_args()
     protocol = load_protocol("soshf")
+    if args.protocol_methods:
+        with threadpool_limits(1):
+            protocol_methods(args.protocol_methods.split(","), protocol, args.scale)
+        return
 
     print(f"{'dataset':10s} {'n':>5s} {'p':>4s} {'L':>3s} {'trees':>5s} {'numpy s':>8s} "
           f"{'cython s':>8s} {'ratio':>6s} {'AUC np':>6s} {'AUC cy':>6s} {'full forest s':>13s}")

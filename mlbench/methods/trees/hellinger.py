@@ -161,12 +161,24 @@ def fit_hellinger_split(X, pos, rng, *, n_iter=120, batch_size=1000, lr=0.05, et
 
     ``X`` (N, P) holds the node's features *without* the bias column; ``pos`` marks cluster +1.
     Returns ``w`` of length P + 1 (bias last); an instance goes right when ``[x, 1] . w >= 0``.
-    ``backend`` is ``"cython"`` (the nogil kernel) or ``"numpy"`` (this module's reference).
+    ``backend`` is ``"cython"`` (the nogil kernel), ``"numpy"`` (this module's reference) or
+    ``"sparse"``: the Cython kernel on the node's nonzero entries only (:func:`_nonzero_columns`).
+
+    ``sparse`` solves the same problem: a column that is zero on every row of the node gets weight
+    0 in the minimum-norm least-squares solution, its loss gradient (eq. 7) is 0, so stage 1 leaves
+    it at 0, and so does stage 2 (the gradient of eq. 8 at 0 is 0).  Those columns are therefore
+    left out and given weight exactly 0, the rest are solved in CSR form; eq. 10's rho still counts
+    all P features.  Only the rounding differs from ``cython`` (sums in another order, a smaller
+    least-squares problem): node weights agree to about 1e-9 (tests/methods/test_soshf_hellinger.py),
+    whole forests in distribution, as ``numpy`` and ``cython`` do (see benchmarks/bench_soshf.py).
     """
     n, p = X.shape
-    X1 = np.empty((n, p + 1), dtype=np.float64)
-    X1[:, :p] = X
-    X1[:, p] = 1.0
+    cols = _nonzero_columns(X) if backend == "sparse" else None
+    Xw = X if cols is None else X[:, cols]
+    q = Xw.shape[1]
+    X1 = np.empty((n, q + 1), dtype=np.float64)
+    X1[:, :q] = Xw
+    X1[:, q] = 1.0
     y = np.where(pos, 1.0, -1.0)
     w = least_squares_init(X1, y)
     bounds = batch_bounds(n, batch_size)
@@ -177,14 +189,35 @@ def fit_hellinger_split(X, pos, rng, *, n_iter=120, batch_size=1000, lr=0.05, et
         def stage(w, perms, gamma):
             return adam_hellinger(X1, pos.astype(np.int8), w, perms, bounds, n_iter, gamma=gamma,
                                   eta=eta, lr=lr, **sched)
+    elif backend == "sparse":
+        from scipy import sparse
+
+        from mlbench._ext._soshf import adam_hellinger_sparse
+
+        X1s = sparse.csr_matrix(X1)
+
+        def stage(w, perms, gamma):
+            return adam_hellinger_sparse(X1s, pos.astype(np.int8), w, perms, bounds, n_iter,
+                                         gamma=gamma, eta=eta, lr=lr, **sched)
     elif backend == "numpy":
         def stage(w, perms, gamma):
             return adam_reference(X1, pos, w, perms, bounds, n_iter, gamma=gamma, eta=eta, lr=lr,
                                   **sched)
     else:
-        raise ValueError(f"backend must be 'cython' or 'numpy', got {backend!r}")
+        raise ValueError(f"backend must be 'cython', 'sparse' or 'numpy', got {backend!r}")
     w = stage(w, draw_permutations(rng, n, n_iter, batch_size), 0.0)
     d2 = hellinger_sq(*soft_rates(X1 @ w, pos, alpha_at(n_iter - 1, **sched)))
     l1 = float(np.abs(w[:-1]).sum())
     gamma = sparsity_rho(p, n) * d2 / l1 if l1 > 0 else 0.0
-    return stage(w, draw_permutations(rng, n, n_iter, batch_size), gamma)
+    w = stage(w, draw_permutations(rng, n, n_iter, batch_size), gamma)
+    if cols is None:
+        return w
+    full = np.zeros(p + 1)
+    full[cols] = w[:-1]
+    full[p] = w[-1]
+    return full
+
+
+def _nonzero_columns(X):
+    """Indices of the columns of ``X`` with a nonzero entry."""
+    return np.flatnonzero((X != 0).any(axis=0))

@@ -44,13 +44,13 @@ from mlbench.methods.trees.thresholds import oob_thresholds
 from mlbench.methods.transformation.fast_tree import as_float32, grow
 
 SPLITS = ("gain", "logistic", "hellinger")
-BACKENDS = ("cython", "numpy")
+BACKENDS = ("cython", "numpy", "sparse")
 
 
 # -- node splitters: (X_node, member, rng) -> w (bias last) or None ------------------------------
 def _split_gain(X, member, rng, min_leaf, backend="cython", **_):
     seed = int(rng.integers(2**31 - 1))
-    if backend == "cython":
+    if backend in ("cython", "sparse"):
         # the same stump, grown by the Cython entropy-tree builder (fast_tree.grow: bit sets on
         # 0/1 columns), without scikit-learn's per-node validation and sort of every feature
         feature, threshold, *_rest = grow(as_float32(X), np.arange(X.shape[0]),
@@ -161,8 +161,10 @@ class StructuredForest(MultiLabelClassifier):
     Parameters: ``split`` in {gain, logistic, hellinger}; ``cost_sensitive`` (IDF clustering, eq. 1,
     mixing ``beta``); ``n_estimators`` (50); ``sample_fraction`` (0.75 of rows, features, labels);
     ``min_samples_leaf`` (3); ``used_label_weight`` (5); Hellinger solver: ``n_iter`` Adam steps
-    per stage, ``batch_size`` (1000), ``learning_rate`` (0.05), ``eta`` (1e6); ``backend`` "cython"
-    or "numpy" (the reference; for ``gain``: scikit-learn's stump, the same split); ``n_jobs``
+    per stage, ``batch_size`` (1000), ``learning_rate`` (0.05), ``eta`` (1e6); ``backend`` "cython",
+    "numpy" (the reference; for ``gain``: scikit-learn's stump, the same split) or "sparse" (the
+    Hellinger solver on each node's nonzero columns, in CSR form: the same problem, other rounding,
+    for bag-of-words data; see :func:`.hellinger.fit_hellinger_split`); ``n_jobs``
     trees grown in parallel (joblib threads: the Cython kernel releases the GIL).
     """
 
