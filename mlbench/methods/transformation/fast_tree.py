@@ -4,12 +4,14 @@ The SOSHF table's tree-based comparison methods grow tens of thousands of small 
 cell (COCOA on yeast: 7150; each ``rf-*`` forest: 50 per label).  :func:`grow` builds exactly the
 tree ``DecisionTreeClassifier(criterion="entropy", min_samples_leaf=m, random_state=seed)`` builds
 on the same rows - the same splits, thresholds and leaf class fractions, node for node - from
-columns sorted once per tree instead of at every node (see the kernel's docstring for why the two
-agree).  :class:`EntropyTree` wraps it as an estimator so scikit-learn's ``BaggingClassifier`` can
+columns sorted once per tree instead of at every node, or, when every column takes at most two
+values (0/1 bag-of-words data), from one bit set per column (see the kernel's docstrings for why
+they agree).  :class:`EntropyTree` wraps it as an estimator so scikit-learn's ``BaggingClassifier`` can
 draw rows, features and seeds exactly as it does for its own trees.
 
-Scope: dense or sparse finite X (used as float32 like scikit-learn's tree), unit or zero sample
-weights (Bagging without bootstrap passes those), no depth limit, all features at every node.
+Scope: dense or sparse finite X (used as float32 like scikit-learn's tree, densified), unit or zero
+sample weights (Bagging without bootstrap passes those), ``max_depth`` or none, all features at
+every node.
 """
 from __future__ import annotations
 
@@ -29,9 +31,10 @@ from mlbench.errors import ConfigError
 RAND_R_MAX = 2147483647
 
 
-#: densify a sparse X for the Cython builder only up to this many cells (float32: 4 bytes each);
-#: enron's 851 x 999 training half is 0.85 million
-DENSE_MAX_CELLS = 2**25
+#: densify a sparse X for the Cython builder only up to this many cells (67 MB as float32, 134 MB
+#: while passing through float64); enron's 851 x 999 training half has 0.85 million, the largest
+#: sparse soshf data set (tmc2007's 50% training part) about 7 million
+DENSE_MAX_CELLS = 2**24
 
 
 def as_float32(X):
