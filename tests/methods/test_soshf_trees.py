@@ -153,3 +153,20 @@ def test_sparse_backend_forest_agrees_with_cython_on_binary_data():
     b = StructuredForest(backend="sparse", **kw).fit(Xb[:100], Y[:100]).predict_proba(Xb[100:])
     assert np.mean(np.isclose(a, b, atol=1e-6)) > 0.9
     assert np.abs(a - b).mean() < 0.02
+
+
+def test_logistic_split_direct_liblinear_equals_logistic_regression():
+    from mlbench.methods.trees import structured
+
+    rng = np.random.default_rng(0)
+    for n in (12, 40, 160):
+        rows = rng.choice(len(X), n, replace=False)
+        member = Y[rows, 1].astype(bool)
+        member[:2] = [True, False]
+        a = structured._split_logistic(X[rows], member, rng, backend="cython")
+        b = structured._split_logistic(X[rows], member, rng, backend="numpy")
+        np.testing.assert_array_equal(a, b)
+    kw = dict(split="logistic", n_estimators=3, random_state=2)
+    fa = StructuredForest(backend="cython", **kw).fit(X[:90], Y[:90])
+    fb = StructuredForest(backend="numpy", **kw).fit(X[:90], Y[:90])
+    np.testing.assert_array_equal(fa.predict_proba(X[90:]), fb.predict_proba(X[90:]))
