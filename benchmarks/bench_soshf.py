@@ -19,9 +19,10 @@ plus the runner's predict and scores, one thread), each with its default path an
 reference path it replaced, in the same run, and checks that both give the same scores,
 predictions and thresholds bit for bit.  Reference paths: scikit-learn's trees for the rf-* forests
 (``backend="sklearn"``: on sparse X the sparse splitter, which they used before), for ECC, CLR,
-RAkEL and HOMER (``base=DecisionTreeClassifier(criterion="entropy")``) and for sf's stumps
-(``backend="numpy"``); for COCOA, the Cython builder from presorted columns (bit sets off), its
-path before.  Ensembles are cut by ``--scale`` (both paths alike, so the ratio is fair).
+RAkEL and HOMER (``base=DecisionTreeClassifier(criterion="entropy")``), for sf's stumps and
+sf-lr's logistic regressions (``backend="numpy"``: scikit-learn's estimators per node); for COCOA,
+the Cython builder from presorted columns (bit sets off), its path before.  Ensembles are cut by
+``--scale`` (both paths alike, so the ratio is fair).
 
 ``--sparse-backend enron`` fits sf-h-cs with ``backend="cython"`` and the opt-in
 ``backend="sparse"`` (Hellinger nodes on their nonzero columns) in the same run and prints both
@@ -65,6 +66,7 @@ def timed_fit(X, Y, **kw):
 #: (method, reference-path parameters) for --protocol-methods; "presorted" = COCOA without bit sets
 REFERENCE_PATHS = (
     ("sf", {"backend": "numpy"}),
+    ("sf-lr", {"backend": "numpy"}),
     ("rf-cost", {"backend": "sklearn"}),
     ("rf-down", {"backend": "sklearn"}),
     ("rf-adasyn", {"backend": "sklearn"}),
@@ -102,7 +104,7 @@ def protocol_methods(names, protocol, scale):
         X, Y, Xt, _ = prepared(name, protocol, which=0)[0]
         for method, ref in REFERENCE_PATHS:
             params = dict(entries[method].params)
-            if method in ("sf", "rf-cost", "rf-down", "rf-adasyn", "cocoa", "ecc"):
+            if method in ("sf", "sf-lr", "rf-cost", "rf-down", "rf-adasyn", "cocoa", "ecc"):
                 params["n_estimators"] = max(1, int(params.get("n_estimators", 50)) // scale)
             t_new, new = _run_method(method, params, X, Y, Xt)
             if ref == "presorted":
