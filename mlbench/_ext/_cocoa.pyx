@@ -116,10 +116,11 @@ def grow_tree(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1] y,
     goes_left_a = np.zeros(n, dtype=np.uint8)
     tmp_a = np.zeros(n, dtype=np.intp)
     counts_a = np.zeros(4 * n_classes)
+    icounts_a = np.zeros(2 * n_classes, dtype=np.intp)
     stack_a = np.zeros(max_nodes * sizeof(Record), dtype=np.uint8)
     cdef intp_t[::1] feature = feature_a, left = left_a, right = right_a
     cdef intp_t[::1] features = features_a, constant_features = constant_a, stamp = stamp_a
-    cdef intp_t[::1] tmp = tmp_a
+    cdef intp_t[::1] tmp = tmp_a, icounts = icounts_a
     cdef float32_t[::1] dval = np.empty(p, dtype=np.float32)
     cdef float64_t[::1] threshold = threshold_a, T = T_a, counts = counts_a
     cdef float64_t[:, ::1] value = value_a
@@ -130,7 +131,7 @@ def grow_tree(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1] y,
     with nogil:
         node_count = _grow(Xl, S, y, n_classes, rand_state, min_samples_leaf, max_depth, feature,
                            threshold, left, right, value, T, features, constant_features, stamp,
-                           goes_left, tmp, counts, stack, dval)
+                           goes_left, tmp, counts, icounts, stack, dval)
     return (feature_a[:node_count], threshold_a[:node_count], left_a[:node_count],
             right_a[:node_count], value_a[:node_count])
 
@@ -142,12 +143,16 @@ cdef intp_t _grow(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1
                   float64_t[:, ::1] value, float64_t[::1] T,
                   intp_t[::1] features, intp_t[::1] constant_features, intp_t[::1] stamp,
                   uint8_t[::1] goes_left, intp_t[::1] tmp, float64_t[::1] counts,
-                  Record* stack, float32_t[::1] dval) noexcept nogil:
+                  intp_t[::1] icounts, Record* stack, float32_t[::1] dval) noexcept nogil:
     cdef intp_t p = Xl.shape[0], n = Xl.shape[1]
     cdef float64_t* tot = &counts[0]
     cdef float64_t* cl = &counts[C]
     cdef float64_t* cr = &counts[2 * C]
     cdef float64_t* best_cl = &counts[3 * C]
+    # integer twins of the left and node class counts: the scan's table lookups index with them
+    # directly (no float-to-int conversion per candidate); the exact score reads cl / cr
+    cdef intp_t* icl = &icounts[0]
+    cdef intp_t* itot = &icounts[C]
     cdef float64_t w_total = <float64_t>n, w_node, wl, wr, approx, exact, margin
     cdef float64_t best_proxy, best_approx, best_thr, impurity, imp_l, imp_r, improvement
     cdef const float32_t* xs
@@ -155,7 +160,7 @@ cdef intp_t _grow(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1
     cdef intp_t* sam
     cdef intp_t i, k, f, f_i, f_j, q, pos, p_prev, nl, nr, top = 0, node_count = 0, node
     cdef intp_t start, end, n_known, n_visited, n_found, n_drawn, n_total
-    cdef intp_t best_pos, best_f, a, b, t
+    cdef intp_t best_pos, best_f, a, b, t, g
     cdef bint is_leaf, first = True
     cdef float32_t dv
     cdef intp_t b0, b1
@@ -186,6 +191,8 @@ cdef intp_t _grow(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1
             tot[k] = 0.0
         for i in range(start, end):
             tot[y[sam[i]]] += 1.0
+        for k in range(C):
+            itot[k] = <intp_t>tot[k]
         if first:
             rec.impurity = _entropy(tot, C, w_node)
             first = False
@@ -228,7 +235,7 @@ cdef intp_t _grow(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1
                 f_i -= 1
                 features[f_i], features[f_j] = features[f_j], features[f_i]
                 for k in range(C):
-                    cl[k] = 0.0
+                    icl[k] = 0
                 # the run [b0, b1) of the column's median value (the shared value of a sparse
                 # column): its inner ties are skipped in one step, and its counts come from the
                 # shorter side
@@ -264,24 +271,34 @@ cdef intp_t _grow(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1
                     if pos - q > end - pos:
                         # left counts = node counts - counts right of pos (same integers, exact)
                         for k in range(C):
-                            cl[k] = tot[k]
+                            icl[k] = itot[k]
                         for i in range(pos, end):
-                            cl[y[seg[i]]] -= 1.0
+                            icl[y[seg[i]]] -= 1
                         q = pos
                     while q < pos:
-                        cl[y[seg[q]]] += 1.0
+                        icl[y[seg[q]]] += 1
                         q += 1
                     nl = pos - start
                     nr = end - pos
                     if nl < msl or nr < msl:
                         continue
                     approx = -T[nl] - T[nr]
-                    for k in range(C):
-                        approx += T[<intp_t>cl[k]] + T[<intp_t>(tot[k] - cl[k])]
+                    # COCOA's binary and tri-class targets, unrolled (the same sum, same order)
+                    if C == 2:
+                        approx += (T[icl[0]] + T[itot[0] - icl[0]]
+                                   + T[icl[1]] + T[itot[1] - icl[1]])
+                    elif C == 3:
+                        approx += (T[icl[0]] + T[itot[0] - icl[0]]
+                                   + T[icl[1]] + T[itot[1] - icl[1]]
+                                   + T[icl[2]] + T[itot[2] - icl[2]])
+                    else:
+                        for k in range(C):
+                            approx += T[icl[k]] + T[itot[k] - icl[k]]
                     if approx < best_approx - margin:
                         continue
                     for k in range(C):
-                        cr[k] = tot[k] - cl[k]
+                        cl[k] = <float64_t>icl[k]
+                        cr[k] = <float64_t>(itot[k] - icl[k])
                     wl = <float64_t>nl
                     wr = w_node - wl
                     exact = -wr * _entropy(cr, C, wr) - wl * _entropy(cl, C, wl)
@@ -332,16 +349,17 @@ cdef intp_t _grow(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1
             if f < p and (f == best_f or stamp[f] == node):
                 continue
             seg = &S[f, 0]
+            # branch-free: each row is written to both places and only the right counter moves
+            # (seg[a] with a <= i was already read); a branch here mispredicted half the time
             a = start
             b = 0
             for i in range(start, end):
                 t = seg[i]
-                if goes_left[t]:
-                    seg[a] = t
-                    a += 1
-                else:
-                    tmp[b] = t
-                    b += 1
+                g = goes_left[t]
+                seg[a] = t
+                tmp[b] = t
+                a += g
+                b += 1 - g
             for i in range(b):
                 seg[a + i] = tmp[i]
         # right child pushed first, so the left one is grown first (scikit-learn's node order)
@@ -551,7 +569,7 @@ cdef intp_t _grow_binary(const uint64_t[:, ::1] B, const float32_t[::1] lo,
     cdef const uint64_t* col
     cdef intp_t i, k, f, f_i, f_j, nl, nr, n_hi, m, top = 0, node_count = 0, node, r
     cdef intp_t start, end, n_known, n_visited, n_found, n_drawn, n_total
-    cdef intp_t best_pos, best_f, a, b, w, w_lo, w_hi
+    cdef intp_t best_pos, best_f, a, b, w, w_lo, w_hi, g
     cdef bint is_leaf, first = True, by_rows
     cdef uint64_t word
     cdef Record rec
@@ -706,12 +724,11 @@ cdef intp_t _grow_binary(const uint64_t[:, ::1] B, const float32_t[::1] lo,
         b = 0
         for i in range(start, end):
             r = order[i]
-            if (col[r >> 6] >> (r & 63)) & 1:
-                tmp[b] = r
-                b += 1
-            else:
-                order[a] = r
-                a += 1
+            g = (col[r >> 6] >> (r & 63)) & 1  # branch-free, as in _grow
+            order[a] = r
+            tmp[b] = r
+            a += 1 - g
+            b += g
         for i in range(b):
             order[a + i] = tmp[i]
         for k in range(C):
