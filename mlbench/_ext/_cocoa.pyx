@@ -6,8 +6,8 @@ time is spent inside the tree builder, which sorts the node's values of every fe
 and evaluates the entropy of both children (two logarithms per class) at every candidate threshold.
 
 :func:`grow_tree` grows *the same tree* as scikit-learn 1.9's depth-first builder with the best
-splitter and default stopping rules (``max_depth=None``, ``min_samples_split=2``,
-``min_samples_leaf=1``, no weights, no missing values), faster:
+splitter and its stopping rules (``max_depth``, ``min_samples_leaf`` and ``min_samples_split =
+2 * min_samples_leaf``, no weights, no missing values), faster:
 
 * every feature is sorted once per tree (``order``), and a split partitions each feature's sorted
   segment stably into the two children, so no node sorts again (O(n p) per level instead of
@@ -20,7 +20,11 @@ splitter and default stopping rules (``max_depth=None``, ``min_samples_split=2``
 * a candidate threshold is first scored with integer ``c log2 c`` tables (``T``), which equals the
   entropy proxy ``-(n_L H_L + n_R H_R)`` up to rounding; only candidates within ``margin`` of the
   best so far are scored again with scikit-learn's own floating-point formula, and that exact value
-  decides, with scikit-learn's strict ``>`` (the first of equal candidates wins).
+  decides, with scikit-learn's strict ``>`` (the first of equal candidates wins);
+* the partitions are branch-free (a branch on the row's side mispredicts half the time).
+
+:func:`grow_tree_binary` grows the same tree when every column is two-valued (bag-of-words data),
+from bit sets instead of sorted columns (see the section before it).
 
 The choice of each split therefore follows scikit-learn's exactly: the same xorshift stream
 (``our_rand_r`` seeded with ``RandomState(seed).randint(0, 2**31 - 1)``) drives the same
