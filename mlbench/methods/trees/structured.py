@@ -32,7 +32,6 @@ import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed
 from sklearn.linear_model import LogisticRegression
-from sklearn.svm._base import _fit_liblinear
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits
@@ -44,6 +43,11 @@ from mlbench.methods.trees.clustering import cluster_labels, idf_weights
 from mlbench.methods.trees.hellinger import fit_hellinger_split
 from mlbench.methods.trees.thresholds import oob_thresholds
 from mlbench.methods.transformation.fast_tree import as_float32, grow
+
+try:  # scikit-learn's private liblinear entry point (1.9); without it sf-lr goes through the estimator
+    from sklearn.svm._base import _fit_liblinear
+except ImportError:  # pragma: no cover - another scikit-learn
+    _fit_liblinear = None
 
 SPLITS = ("gain", "logistic", "hellinger")
 BACKENDS = ("cython", "numpy", "sparse")
@@ -75,7 +79,7 @@ def _split_gain(X, member, rng, min_leaf, backend="cython", **_):
 
 
 def _split_logistic(X, member, rng, backend="cython", **_):
-    if backend in ("cython", "sparse") and np.max(X) <= 1e30:
+    if backend in ("cython", "sparse") and _fit_liblinear is not None and np.max(X) <= 1e30:
         # what LogisticRegression(C=1.0, solver="liblinear").fit(X, member) runs after checking
         # its input, with its defaults (l2 penalty, primal, tol 1e-4, 100 iterations, intercept
         # scaling 1): the same coefficients, without the per-node validation that was half of
