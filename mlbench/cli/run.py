@@ -94,6 +94,9 @@ def command(protocol, methods, datasets, repeats, seed, jobs, out, timeout, save
                    err=True)
     if not quiet:
         print_summary(report.rows, proto.metrics)
+    if report.warned:
+        click.echo(f"{report.warned} cell(s) raised warnings; their rows count them in the extra "
+                   "column (extra.warnings)", err=True)
     failed = sum(v for k, v in report.statuses.items() if k != "ok")
     click.echo(f"{report.ran} cell(s) run, {report.skipped} already done, {failed} failed; "
                f"results in {out}", err=True)

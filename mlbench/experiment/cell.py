@@ -17,6 +17,12 @@ Per-measure outputs: an estimator with ``measure_outputs(X)`` returning
 arrays instead of the common ``predict`` / ``predict_proba`` (MLDF grows one cascade per measure in
 one fit).
 
+Warnings (``extra.warnings``): warnings raised inside the cell (for example scikit-learn's
+ConvergenceWarning) are not printed, where they would interleave with the progress display, but
+counted per category and first line of the message into ``extra.warnings`` of the row (at most
+``MAX_WARNING_KINDS`` distinct messages, the rest under ``"other"``); the run prints how many cells
+raised any.
+
 Peak memory (``peak_memory_mb``): the growth of the process's peak resident set during the cell.
 On Linux the kernel's peak counter is reset first (``/proc/self/clear_refs``, value 5), so the figure
 is ``VmHWM`` at the end minus ``VmRSS`` at the start; it counts every allocation (NumPy, BLAS, C
@@ -30,6 +36,7 @@ import json
 import math
 import os
 import time
+import warnings
 
 import numpy as np
 
@@ -130,6 +137,34 @@ class PeakMemory:
         return False
 
 
+MAX_WARNING_KINDS = 10
+
+
+class CapturedWarnings:
+    """Context manager counting every warning raised inside it by ``"Category: first line"``."""
+
+    def __init__(self):
+        self.counts = {}
+
+    def __enter__(self):
+        self._ctx = warnings.catch_warnings()
+        self._ctx.__enter__()
+        warnings.simplefilter("always")
+        warnings.showwarning = self._count
+        return self
+
+    def _count(self, message, category, filename, lineno, file=None, line=None):
+        text = str(message).strip().splitlines()
+        key = one_line(f"{category.__name__}: {text[0] if text else ''}", 200)
+        if key not in self.counts and len(self.counts) >= MAX_WARNING_KINDS:
+            key = "other"
+        self.counts[key] = self.counts.get(key, 0) + 1
+
+    def __exit__(self, *exc):
+        self._ctx.__exit__(*exc)
+        return False
+
+
 def _proc_status():
     out = {}
     with open("/proc/self/status") as fh:
@@ -159,14 +194,17 @@ def run_cell(spec, dataset):
     """Run one cell on ``dataset`` (the full, unsplit :class:`~mlbench.data.dataset.Dataset`)."""
     row = base_row(spec, dataset.sha256)
     extra = {}
+    caught = CapturedWarnings()
     try:
-        with PeakMemory() as mem:
+        with PeakMemory() as mem, caught:
             _run(spec, dataset, row, extra)
         row["peak_memory_mb"] = round(mem.mb, 3)
         row["status"] = "ok"
     except Exception as exc:  # the method (or its data) failed: record it and let the run go on
         row["status"] = "error"
         row["error"] = describe_exception(exc)
+    if caught.counts:
+        extra["warnings"] = caught.counts
     if spec.data_spec:  # what decided the cell's data (grid.data_spec); resume compares it
         extra["data_spec"] = spec.data_spec
     row["extra"] = _json(extra)

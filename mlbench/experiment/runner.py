@@ -20,6 +20,7 @@ Files beside the results ``OUT.csv``:
 """
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 
@@ -42,6 +43,7 @@ class RunReport:
     skipped: int = 0
     changed: int = 0       # cells run again: recorded params or data_spec differ from the grid's
     statuses: dict = field(default_factory=dict)
+    warned: int = 0        # cells of this run whose row records warnings (extra.warnings)
     skipped_datasets: dict = field(default_factory=dict)
     skipped_methods: list = field(default_factory=list)
     rows: list = field(default_factory=list)
@@ -183,6 +185,7 @@ def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeou
                 store.append(row)
                 report.ran += 1
                 report.statuses[row["status"]] = report.statuses.get(row["status"], 0) + 1
+                report.warned += "warnings" in json.loads(row.get("extra") or "{}")
                 if display is not None:
                     display.finished(spec, row)
         finally:
