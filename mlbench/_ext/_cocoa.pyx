@@ -95,6 +95,88 @@ cdef struct Record:
     float64_t impurity
 
 
+# -- the bookkeeping both builders share (scikit-learn's depth-first builder) --------------------
+cdef inline intp_t _start(Record* stack, float64_t* T, intp_t n) noexcept nogil:
+    """Fill the table T[i] = i log2 i (i = 0..n), push the root record; returns the stack size."""
+    cdef intp_t i
+    T[0] = 0.0
+    for i in range(1, n + 1):
+        T[i] = <float64_t>i * _log2(<float64_t>i)
+    stack[0].start = 0
+    stack[0].end = n
+    stack[0].parent = -1
+    stack[0].is_left = 0
+    stack[0].n_constant = 0
+    stack[0].impurity = 0.0
+    stack[0].depth = 0
+    return 1
+
+
+cdef inline float64_t _improvement(intp_t start, intp_t best_pos, intp_t end, float64_t w_node,
+                                   float64_t w_total, float64_t impurity, const float64_t* tot,
+                                   const float64_t* best_cl, float64_t* cr,
+                                   intp_t C) noexcept nogil:
+    """scikit-learn's impurity improvement of the best split (0 when none was found)."""
+    cdef float64_t wl, wr
+    cdef intp_t k
+    if best_pos >= end:
+        return 0.0
+    wl = <float64_t>(best_pos - start)
+    wr = w_node - wl
+    for k in range(C):
+        cr[k] = tot[k] - best_cl[k]
+    return ((w_node / w_total) * (impurity - (wr / w_node * _entropy(cr, C, wr))
+                                  - (wl / w_node * _entropy(best_cl, C, wl))))
+
+
+cdef inline void _keep_constants(intp_t* features, intp_t* constant_features, intp_t n_known,
+                                 intp_t n_found) noexcept nogil:
+    """scikit-learn's constant-feature invariant: features[:n_known] restored, new ones saved."""
+    if n_known > 0:
+        memcpy(features, constant_features, sizeof(intp_t) * n_known)
+    if n_found > 0:
+        memcpy(&constant_features[n_known], &features[n_known], sizeof(intp_t) * n_found)
+
+
+cdef inline void _link(Record* rec, intp_t node, intp_t* left, intp_t* right, float64_t* value,
+                       const float64_t* tot, intp_t C, float64_t w_node) noexcept nogil:
+    """Attach ``node`` to its parent and store its class fractions."""
+    cdef intp_t k
+    if rec.parent >= 0:
+        if rec.is_left:
+            left[rec.parent] = node
+        else:
+            right[rec.parent] = node
+    for k in range(C):
+        value[k] = tot[k] / w_node
+
+
+cdef inline intp_t _push_children(Record* stack, intp_t top, Record* rec, intp_t node,
+                                  intp_t best_pos, intp_t n_total, const float64_t* tot,
+                                  const float64_t* best_cl, float64_t* cr, intp_t C,
+                                  float64_t w_node) noexcept nogil:
+    """Push the right child, then the left (so the left is grown first, scikit-learn's order)."""
+    cdef intp_t k
+    for k in range(C):
+        cr[k] = tot[k] - best_cl[k]
+    stack[top].start = best_pos
+    stack[top].end = rec.end
+    stack[top].parent = node
+    stack[top].is_left = 0
+    stack[top].n_constant = n_total
+    stack[top].depth = rec.depth + 1
+    stack[top].impurity = _entropy(cr, C, w_node - <float64_t>(best_pos - rec.start))
+    top += 1
+    stack[top].start = rec.start
+    stack[top].end = best_pos
+    stack[top].parent = node
+    stack[top].is_left = 1
+    stack[top].n_constant = n_total
+    stack[top].depth = rec.depth + 1
+    stack[top].impurity = _entropy(best_cl, C, <float64_t>(best_pos - rec.start))
+    return top + 1
+
+
 def grow_tree(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1] y, intp_t n_classes,
               uint32_t rand_state, intp_t min_samples_leaf=1, intp_t max_depth=-1):
     """Grow one entropy tree; return ``(feature, threshold, left, right, value)`` arrays.
@@ -158,7 +240,7 @@ cdef intp_t _grow(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1
     cdef intp_t* icl = &icounts[0]
     cdef intp_t* itot = &icounts[C]
     cdef float64_t w_total = <float64_t>n, w_node, wl, wr, approx, exact, margin
-    cdef float64_t best_proxy, best_approx, best_thr, impurity, imp_l, imp_r, improvement
+    cdef float64_t best_proxy, best_approx, best_thr, impurity, improvement
     cdef const float32_t* xs
     cdef intp_t* seg
     cdef intp_t* sam
@@ -172,18 +254,7 @@ cdef intp_t _grow(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1
 
     for f in range(p):
         dval[f] = Xl[f, S[f, n // 2]]
-    T[0] = 0.0
-    for i in range(1, n + 1):
-        T[i] = <float64_t>i * _log2(<float64_t>i)
-
-    stack[0].start = 0
-    stack[0].end = n
-    stack[0].parent = -1
-    stack[0].is_left = 0
-    stack[0].n_constant = 0
-    stack[0].impurity = 0.0
-    stack[0].depth = 0
-    top = 1
+    top = _start(stack, &T[0], n)
     while top > 0:
         top -= 1
         rec = stack[top]
@@ -314,31 +385,13 @@ cdef intp_t _grow(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1
                         best_thr = xs[seg[p_prev]] / 2.0 + xs[seg[pos]] / 2.0
                         for k in range(C):
                             best_cl[k] = cl[k]
-            improvement = 0.0
-            if best_pos < end:
-                wl = <float64_t>(best_pos - start)
-                wr = w_node - wl
-                for k in range(C):
-                    cr[k] = tot[k] - best_cl[k]
-                imp_l = _entropy(best_cl, C, wl)
-                imp_r = _entropy(cr, C, wr)
-                improvement = ((w_node / w_total) *
-                               (impurity - (wr / w_node * imp_r) - (wl / w_node * imp_l)))
-            # scikit-learn's constant-feature invariant: features[:n_known] restored, new ones saved
-            if n_known > 0:
-                memcpy(&features[0], &constant_features[0], sizeof(intp_t) * n_known)
-            if n_found > 0:
-                memcpy(&constant_features[n_known], &features[n_known], sizeof(intp_t) * n_found)
+            improvement = _improvement(start, best_pos, end, w_node, w_total, impurity, tot,
+                                       best_cl, cr, C)
+            _keep_constants(&features[0], &constant_features[0], n_known, n_found)
             is_leaf = best_pos >= end or improvement + EPSILON < 0.0
         node = node_count
         node_count += 1
-        if rec.parent >= 0:
-            if rec.is_left:
-                left[rec.parent] = node
-            else:
-                right[rec.parent] = node
-        for k in range(C):
-            value[node, k] = tot[k] / w_node
+        _link(&rec, node, &left[0], &right[0], &value[node, 0], tot, C, w_node)
         if is_leaf:
             continue
         feature[node] = best_f
@@ -366,25 +419,8 @@ cdef intp_t _grow(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1
                 b += 1 - g
             for i in range(b):
                 seg[a + i] = tmp[i]
-        # right child pushed first, so the left one is grown first (scikit-learn's node order)
-        for k in range(C):
-            cr[k] = tot[k] - best_cl[k]
-        stack[top].start = best_pos
-        stack[top].end = end
-        stack[top].parent = node
-        stack[top].is_left = 0
-        stack[top].n_constant = n_total
-        stack[top].depth = rec.depth + 1
-        stack[top].impurity = _entropy(cr, C, w_node - <float64_t>(best_pos - start))
-        top += 1
-        stack[top].start = start
-        stack[top].end = best_pos
-        stack[top].parent = node
-        stack[top].is_left = 1
-        stack[top].n_constant = n_total
-        stack[top].depth = rec.depth + 1
-        stack[top].impurity = _entropy(best_cl, C, <float64_t>(best_pos - start))
-        top += 1
+        top = _push_children(stack, top, &rec, node, best_pos, n_total, tot, best_cl, cr, C,
+                             w_node)
     return node_count
 
 
@@ -569,7 +605,7 @@ cdef intp_t _grow_binary(const uint64_t[:, ::1] B, const float32_t[::1] lo,
     cdef float64_t* best_cl = &counts[3 * C]
     cdef float64_t* hc = &counts[4 * C]
     cdef float64_t w_total = <float64_t>n, w_node, wl, wr, approx, exact, margin
-    cdef float64_t best_proxy, best_approx, best_thr, impurity, imp_l, imp_r, improvement
+    cdef float64_t best_proxy, best_approx, best_thr, impurity, improvement
     cdef const uint64_t* col
     cdef intp_t i, k, f, f_i, f_j, nl, nr, n_hi, m, top = 0, node_count = 0, node, r
     cdef intp_t start, end, n_known, n_visited, n_found, n_drawn, n_total
@@ -578,18 +614,7 @@ cdef intp_t _grow_binary(const uint64_t[:, ::1] B, const float32_t[::1] lo,
     cdef uint64_t word
     cdef Record rec
 
-    T[0] = 0.0
-    for i in range(1, n + 1):
-        T[i] = <float64_t>i * _log2(<float64_t>i)
-
-    stack[0].start = 0
-    stack[0].end = n
-    stack[0].parent = -1
-    stack[0].is_left = 0
-    stack[0].n_constant = 0
-    stack[0].impurity = 0.0
-    stack[0].depth = 0
-    top = 1
+    top = _start(stack, &T[0], n)
     while top > 0:
         top -= 1
         rec = stack[top]
@@ -694,30 +719,13 @@ cdef intp_t _grow_binary(const uint64_t[:, ::1] B, const float32_t[::1] lo,
                     best_thr = lo[f] / 2.0 + hi[f] / 2.0
                     for k in range(C):
                         best_cl[k] = cl[k]
-            improvement = 0.0
-            if best_pos < end:
-                wl = <float64_t>(best_pos - start)
-                wr = w_node - wl
-                for k in range(C):
-                    cr[k] = tot[k] - best_cl[k]
-                imp_l = _entropy(best_cl, C, wl)
-                imp_r = _entropy(cr, C, wr)
-                improvement = ((w_node / w_total) *
-                               (impurity - (wr / w_node * imp_r) - (wl / w_node * imp_l)))
-            if n_known > 0:
-                memcpy(&features[0], &constant_features[0], sizeof(intp_t) * n_known)
-            if n_found > 0:
-                memcpy(&constant_features[n_known], &features[n_known], sizeof(intp_t) * n_found)
+            improvement = _improvement(start, best_pos, end, w_node, w_total, impurity, tot,
+                                       best_cl, cr, C)
+            _keep_constants(&features[0], &constant_features[0], n_known, n_found)
             is_leaf = best_pos >= end or improvement + EPSILON < 0.0
         node = node_count
         node_count += 1
-        if rec.parent >= 0:
-            if rec.is_left:
-                left[rec.parent] = node
-            else:
-                right[rec.parent] = node
-        for k in range(C):
-            value[node, k] = tot[k] / w_node
+        _link(&rec, node, &left[0], &right[0], &value[node, 0], tot, C, w_node)
         if is_leaf:
             continue
         feature[node] = best_f
@@ -735,22 +743,6 @@ cdef intp_t _grow_binary(const uint64_t[:, ::1] B, const float32_t[::1] lo,
             b += g
         for i in range(b):
             order[a + i] = tmp[i]
-        for k in range(C):
-            cr[k] = tot[k] - best_cl[k]
-        stack[top].start = best_pos
-        stack[top].end = end
-        stack[top].parent = node
-        stack[top].is_left = 0
-        stack[top].n_constant = n_total
-        stack[top].depth = rec.depth + 1
-        stack[top].impurity = _entropy(cr, C, w_node - <float64_t>(best_pos - start))
-        top += 1
-        stack[top].start = start
-        stack[top].end = best_pos
-        stack[top].parent = node
-        stack[top].is_left = 1
-        stack[top].n_constant = n_total
-        stack[top].depth = rec.depth + 1
-        stack[top].impurity = _entropy(best_cl, C, <float64_t>(best_pos - start))
-        top += 1
+        top = _push_children(stack, top, &rec, node, best_pos, n_total, tot, best_cl, cr, C,
+                             w_node)
     return node_count
