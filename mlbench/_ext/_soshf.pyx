@@ -28,6 +28,47 @@ cdef inline double _alpha_at(intp_t it, double alpha0, double growth, intp_t eve
     return a if a < alpha_max else alpha_max
 
 
+cdef inline void _chain_coefs(const double* z, const signed char[::1] pos, const intp_t* perm,
+                              intp_t lo, intp_t hi, intp_t n_pos, intp_t n_neg, double alpha,
+                              double* c_pos, double* c_neg) noexcept nogil:
+    """From the batch's soft assignments z = tanh(alpha x.w) (eq. 3): the soft rates of eq. 5 and
+    the factors dL/dtpr, dL/dfpr of eq. 7 times alpha / 2 / class size, per positive / negative row."""
+    cdef double s_tp = 0.0, s_fp = 0.0, s_ntp = 0.0, s_nfp = 0.0, t
+    cdef double a_, b_, c_, e_
+    cdef intp_t r
+    for r in range(lo, hi):
+        t = z[r - lo]
+        if pos[perm[r]]:
+            s_tp += (t + 1.0) * 0.5
+            s_ntp += (1.0 - t) * 0.5
+        else:
+            s_fp += (t + 1.0) * 0.5
+            s_nfp += (1.0 - t) * 0.5
+    a_ = sqrt(max(s_tp / n_pos, RATE_FLOOR))
+    b_ = sqrt(max(s_fp / n_neg, RATE_FLOOR))
+    c_ = sqrt(max(s_ntp / n_pos, RATE_FLOOR))
+    e_ = sqrt(max(s_nfp / n_neg, RATE_FLOOR))
+    c_pos[0] = 0.5 * alpha * ((b_ - a_) / a_ + (c_ - e_) / c_) / n_pos
+    c_neg[0] = 0.5 * alpha * ((a_ - b_) / b_ + (e_ - c_) / e_) / n_neg
+
+
+cdef inline void _adam_step(double* w, double* g, double* m, double* v, intp_t p, intp_t steps,
+                            double gamma, double eta, double lr, double beta1, double beta2,
+                            double eps) noexcept nogil:
+    """Add the smooth l1 gradient of eq. 8 (plus sign, Schmidt et al.; the bias, last, is not
+    penalised) to g, then take Adam step number ``steps`` (bias-corrected moments)."""
+    cdef intp_t j
+    cdef double bc1 = 1.0 - pow(beta1, <double>steps)
+    cdef double bc2 = 1.0 - pow(beta2, <double>steps)
+    if gamma > 0.0:
+        for j in range(p - 1):
+            g[j] += gamma * tanh(eta * w[j] * 0.5)
+    for j in range(p):
+        m[j] = beta1 * m[j] + (1.0 - beta1) * g[j]
+        v[j] = beta2 * v[j] + (1.0 - beta2) * g[j] * g[j]
+        w[j] -= lr * (m[j] / bc1) / (sqrt(v[j] / bc2) + eps)
+
+
 cdef void _adam(const float64_t[:, ::1] X, const signed char[::1] pos, float64_t[::1] w,
                 const intp_t[:, ::1] perms, const intp_t[::1] bounds, intp_t n_iter,
                 double gamma, double eta, double lr, double beta1, double beta2, double eps,
@@ -42,8 +83,7 @@ cdef void _adam(const float64_t[:, ::1] X, const signed char[::1] pos, float64_t
     cdef intp_t k = bounds.shape[0] - 1
     cdef intp_t it, b, r, i, j, lo, hi, n_pos, n_neg, row, steps = 0
     cdef intp_t n_perm = perms.shape[0]
-    cdef double alpha, t, s_tp, s_fp, s_ntp, s_nfp, tpr, fpr, ntpr, nfpr
-    cdef double a_, b_, c_, e_, d_tpr, d_fpr, c_pos, c_neg, coef, zi, bc1, bc2
+    cdef double alpha, t, c_pos, c_neg, coef, zi
     for j in range(p):
         m[j] = 0.0
         v[j] = 0.0
@@ -59,35 +99,11 @@ cdef void _adam(const float64_t[:, ::1] X, const signed char[::1] pos, float64_t
         if n_pos == 0 or n_neg == 0:
             continue
         alpha = _alpha_at(it, alpha0, growth, every, alpha_max)
-        # pass 1: margins and the soft rates of eq. 5
-        s_tp = 0.0
-        s_fp = 0.0
-        s_ntp = 0.0
-        s_nfp = 0.0
+        # pass 1: the soft assignments of eq. 3 (the rates of eq. 5 follow in _chain_coefs)
         for r in range(lo, hi):
             i = perms[row, r]
-            zi = ddot(&n_blas, <double*> &X[i, 0], &one, &w[0], &one)
-            t = tanh(alpha * zi)
-            z[r - lo] = t
-            if pos[i]:
-                s_tp += (t + 1.0) * 0.5
-                s_ntp += (1.0 - t) * 0.5
-            else:
-                s_fp += (t + 1.0) * 0.5
-                s_nfp += (1.0 - t) * 0.5
-        tpr = max(s_tp / n_pos, RATE_FLOOR)
-        fpr = max(s_fp / n_neg, RATE_FLOOR)
-        ntpr = max(s_ntp / n_pos, RATE_FLOOR)
-        nfpr = max(s_nfp / n_neg, RATE_FLOOR)
-        a_ = sqrt(tpr)
-        b_ = sqrt(fpr)
-        c_ = sqrt(ntpr)
-        e_ = sqrt(nfpr)
-        # dL/dtpr and dL/dfpr of eq. 7
-        d_tpr = (b_ - a_) / a_ + (c_ - e_) / c_
-        d_fpr = (a_ - b_) / b_ + (e_ - c_) / e_
-        c_pos = 0.5 * alpha * d_tpr / n_pos
-        c_neg = 0.5 * alpha * d_fpr / n_neg
+            z[r - lo] = tanh(alpha * ddot(&n_blas, <double*> &X[i, 0], &one, &w[0], &one))
+        _chain_coefs(z, pos, &perms[row, 0], lo, hi, n_pos, n_neg, alpha, &c_pos, &c_neg)
         # pass 2: gradient, eq. 4 chained with eq. 7
         for j in range(p):
             g[j] = 0.0
@@ -96,17 +112,8 @@ cdef void _adam(const float64_t[:, ::1] X, const signed char[::1] pos, float64_t
             t = z[r - lo]
             coef = (1.0 - t * t) * (c_pos if pos[i] else c_neg)
             daxpy(&n_blas, &coef, <double*> &X[i, 0], &one, g, &one)
-        if gamma > 0.0:
-            # smooth l1 of eq. 8 (plus sign, Schmidt et al.); the bias (last weight) is not penalised
-            for j in range(p - 1):
-                g[j] += gamma * tanh(eta * w[j] * 0.5)
         steps += 1
-        bc1 = 1.0 - pow(beta1, <double>steps)
-        bc2 = 1.0 - pow(beta2, <double>steps)
-        for j in range(p):
-            m[j] = beta1 * m[j] + (1.0 - beta1) * g[j]
-            v[j] = beta2 * v[j] + (1.0 - beta2) * g[j] * g[j]
-            w[j] -= lr * (m[j] / bc1) / (sqrt(v[j] / bc2) + eps)
+        _adam_step(&w[0], g, m, v, p, steps, gamma, eta, lr, beta1, beta2, eps)
 
 
 def adam_hellinger(const float64_t[:, ::1] X, const signed char[::1] pos, w,
@@ -185,8 +192,7 @@ cdef void _adam_sparse(const float64_t[::1] data, const intp_t[::1] indices,
     cdef intp_t k = bounds.shape[0] - 1
     cdef intp_t it, b, r, i, j, q, lo, hi, n_pos, n_neg, row, steps = 0
     cdef intp_t n_perm = perms.shape[0]
-    cdef double alpha, t, s_tp, s_fp, s_ntp, s_nfp, tpr, fpr, ntpr, nfpr
-    cdef double a_, b_, c_, e_, d_tpr, d_fpr, c_pos, c_neg, coef, zi, bc1, bc2
+    cdef double alpha, t, c_pos, c_neg, coef, zi
     for j in range(p):
         m[j] = 0.0
         v[j] = 0.0
@@ -202,35 +208,13 @@ cdef void _adam_sparse(const float64_t[::1] data, const intp_t[::1] indices,
         if n_pos == 0 or n_neg == 0:
             continue
         alpha = _alpha_at(it, alpha0, growth, every, alpha_max)
-        s_tp = 0.0
-        s_fp = 0.0
-        s_ntp = 0.0
-        s_nfp = 0.0
         for r in range(lo, hi):
             i = perms[row, r]
             zi = 0.0
             for q in range(indptr[i], indptr[i + 1]):
                 zi += data[q] * w[indices[q]]
-            t = tanh(alpha * zi)
-            z[r - lo] = t
-            if pos[i]:
-                s_tp += (t + 1.0) * 0.5
-                s_ntp += (1.0 - t) * 0.5
-            else:
-                s_fp += (t + 1.0) * 0.5
-                s_nfp += (1.0 - t) * 0.5
-        tpr = max(s_tp / n_pos, RATE_FLOOR)
-        fpr = max(s_fp / n_neg, RATE_FLOOR)
-        ntpr = max(s_ntp / n_pos, RATE_FLOOR)
-        nfpr = max(s_nfp / n_neg, RATE_FLOOR)
-        a_ = sqrt(tpr)
-        b_ = sqrt(fpr)
-        c_ = sqrt(ntpr)
-        e_ = sqrt(nfpr)
-        d_tpr = (b_ - a_) / a_ + (c_ - e_) / c_
-        d_fpr = (a_ - b_) / b_ + (e_ - c_) / e_
-        c_pos = 0.5 * alpha * d_tpr / n_pos
-        c_neg = 0.5 * alpha * d_fpr / n_neg
+            z[r - lo] = tanh(alpha * zi)
+        _chain_coefs(z, pos, &perms[row, 0], lo, hi, n_pos, n_neg, alpha, &c_pos, &c_neg)
         for j in range(p):
             g[j] = 0.0
         for r in range(lo, hi):
@@ -239,16 +223,8 @@ cdef void _adam_sparse(const float64_t[::1] data, const intp_t[::1] indices,
             coef = (1.0 - t * t) * (c_pos if pos[i] else c_neg)
             for q in range(indptr[i], indptr[i + 1]):
                 g[indices[q]] += coef * data[q]
-        if gamma > 0.0:
-            for j in range(p - 1):
-                g[j] += gamma * tanh(eta * w[j] * 0.5)
         steps += 1
-        bc1 = 1.0 - pow(beta1, <double>steps)
-        bc2 = 1.0 - pow(beta2, <double>steps)
-        for j in range(p):
-            m[j] = beta1 * m[j] + (1.0 - beta1) * g[j]
-            v[j] = beta2 * v[j] + (1.0 - beta2) * g[j] * g[j]
-            w[j] -= lr * (m[j] / bc1) / (sqrt(v[j] / bc2) + eps)
+        _adam_step(&w[0], g, m, v, p, steps, gamma, eta, lr, beta1, beta2, eps)
 
 
 def adam_hellinger_sparse(X, const signed char[::1] pos, w, const intp_t[:, ::1] perms,
