@@ -263,11 +263,11 @@ def _analyse_metric(results, metric, methods, ctrl, alpha, stats, strict, split_
         a.rp_mean = pd.Series(rp_mean, index=block_methods)
         a.rp_std = pd.Series(rp_std, index=block_methods)
     else:
-        why = (f"{metric}: tests over datasets need two datasets with results for every method; "
+        why = ("tests over datasets need two datasets with results for every method; "
                f"{len(complete)} dataset(s) have them")
         bad = [s for s in strict if s in OVER_DATASETS]
         if bad:
-            raise MlbenchError(f"{bad[0]}: " + why.split(": ", 1)[1])
+            raise MlbenchError(f"{bad[0]}: {why}")
         a.notes.append(why)
         if len(complete) == 1 and len(block_methods) >= 2:  # RP and ranks are defined on one dataset
             r = rank_scores(block, greater)
