@@ -49,9 +49,10 @@ def test_direction_helpers():
 
 
 @pytest.mark.parametrize("name", ["mldf-hl", "mldf-oe", "mldf-cov", "mldf-rl", "mldf-ap",
-                                  "mldf-auc", "mldf-c45"])
+                                  "mldf-auc", ("mldf-rl", {"block": "c45"})])
 def test_variants_fit_grow_and_keep_best_layer(name):
-    est = registry.make(name, random_state=0, max_layers=6, **SMALL).fit(X, Y)
+    name, extra = name if isinstance(name, tuple) else (name, {})
+    est = registry.make(name, random_state=0, max_layers=6, **SMALL, **extra).fit(X, Y)
     P = est.predict_proba(X)
     assert P.shape == Y.shape and P.min() >= 0 and P.max() <= 1
     info = est.fit_info_
@@ -148,6 +149,19 @@ def test_multi_measure_fit_equals_separate_fits_with_the_same_seed(measures):
     assert info["layer_fits"] <= separate_fits - 3 * (len(measures) - 1)
     first = [multi.branches_[m][0]["forests"] for m in measures]
     assert all(f is first[0] for f in first)  # the kept layer 1 is refit once and shared
+
+
+def test_mldf_c45_grows_every_measure_from_c45_blocks():
+    from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
+
+    est = registry.make("mldf-c45", random_state=0, max_layers=4, **SMALL)
+    assert isinstance(est, MultiMeasureMLDF) and est.block == "c45"
+    est.fit(X, Y)
+    assert set(est.measure_outputs(X)) >= {"hamming_loss", "one_error", "coverage_normalized",
+                                           "ranking_loss", "average_precision", "macro_auc"}
+    forests = est.branches_["macro_auc"][0]["forests"]
+    assert [type(f) for f in forests] == [RandomForestClassifier, ExtraTreesClassifier]
+    assert all(f.criterion == "entropy" for f in forests)
 
 
 def test_multi_measure_without_reuse_shares_every_layer():

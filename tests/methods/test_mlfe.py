@@ -1,11 +1,14 @@
-"""MLFE: sparse reconstruction, closed-form enrichment, tuned kernel regression."""
+"""MLFE: each step checked against its own optimality conditions or an independent solver."""
 import numpy as np
 import pytest
-from sklearn.linear_model import Lasso
+from scipy.optimize import lsq_linear, minimize
+from sklearn.metrics.pairwise import rbf_kernel as sk_rbf
 
 from mlbench.errors import ConfigError
 from mlbench.methods import registry
-from mlbench.methods.embedding.mlfe import MLFE, _Fit, sparse_reconstruction
+from mlbench.methods.embedding import mlfe
+from mlbench.methods.embedding.mlfe import (MLFE, enrich, msvr, msvr_objective, rbf_kernel,
+                                            sparse_reconstruction)
 from mlbench.metrics import get_measure
 
 RNG = np.random.default_rng(0)
@@ -13,29 +16,112 @@ X = RNG.standard_normal((50, 4))
 Y = np.column_stack([X[:, 0] > 0, X[:, 1] + X[:, 2] > 0, X[:, 3] > 0.5]).astype(int)
 
 
-def test_reconstruction_is_the_lasso_without_self():
-    R = sparse_reconstruction(X, 0.5, n_neighbors=None)
-    assert np.all(np.diag(R) == 0)
-    others = np.delete(np.arange(len(X)), 3)
-    ref = Lasso(alpha=0.5 / X.shape[1], fit_intercept=False, tol=1e-12,
-                max_iter=100000).fit(X[others].T, X[3]).coef_
-    np.testing.assert_allclose(R[3, others], ref, atol=1e-6)
+def assert_lasso_kkt(X, W, ratio=mlfe.LAMBDA_RATIO, atol=1e-6):
+    """Row i of W solves 1/2 ||x_i - X_{-i}^T w||^2 + lam_i ||w||_1 (subgradient conditions)."""
+    for i in range(len(X)):
+        others = np.delete(np.arange(len(X)), i)
+        corr = X[others] @ X[i]
+        lam = ratio * np.abs(corr).max()
+        w = W[i, others]
+        grad = X[others] @ (X[i] - X[others].T @ w)  # = lam * sign(w) on the support
+        assert W[i, i] == 0
+        assert np.all(np.abs(grad) <= lam + atol * max(lam, 1))
+        on = w != 0
+        np.testing.assert_allclose(grad[on], lam * np.sign(w[on]), atol=atol * max(lam, 1))
 
 
-def test_neighbour_restriction_keeps_weights_on_neighbours():
-    R = sparse_reconstruction(X, 0.1, n_neighbors=5)
-    assert np.all((R != 0).sum(axis=1) <= 5)
+def test_reconstruction_is_the_lasso_over_all_other_rows():
+    Z = RNG.standard_normal((30, 6))
+    assert_lasso_kkt(Z, sparse_reconstruction(Z))
 
 
-def test_enrichment_solves_its_normal_equations():
-    Ypm = 2.0 * Y - 1
-    fit = _Fit(X, Ypm, 0.5, 1.0, 2.0, None)
-    R = sparse_reconstruction(X, 0.5, None)
-    F = RNG.standard_normal(Ypm.shape)
-    U = fit.enrich(3.0, 10.0, 1.0, F)
-    IR = np.eye(len(X)) - R
-    grad = 3.0 * IR.T @ IR @ U + 10.0 * (U - Ypm) + 1.0 * (U - F)
-    np.testing.assert_allclose(grad, 0.0, atol=1e-8)
+def test_reconstruction_survives_duplicated_rows_and_zero_rows():
+    # duplicated binary rows make LARS's active sets degenerate (scikit-learn #9603); a zero row
+    # has lam_max = 0 and gets w = 0
+    base = (RNG.random((12, 8)) < 0.3).astype(float)
+    Z = np.vstack([base, base[:6], np.zeros((1, 8))])
+    W = sparse_reconstruction(Z)
+    assert np.all(W[-1] == 0)
+    assert_lasso_kkt(Z[:-1], W[:-1, :-1], atol=1e-5)
+
+
+def test_coordinate_descent_fallback_gives_the_same_lasso(monkeypatch):
+    Z = RNG.standard_normal((20, 5))
+    lars = sparse_reconstruction(Z)
+
+    class Broken:
+        def __init__(self, **kw):
+            pass
+
+        def fit(self, A, x):
+            raise ValueError("operands could not be broadcast together")
+
+    monkeypatch.setattr(mlfe, "LassoLars", Broken)
+    cd = sparse_reconstruction(Z)
+    np.testing.assert_allclose(cd, lars, atol=1e-6)
+
+
+def test_enrichment_is_the_bounded_qp_of_each_label():
+    Z = RNG.standard_normal((25, 4))
+    W = sparse_reconstruction(Z)
+    Ypm = 2.0 * Y[:25] - 1
+    U = enrich(W, Ypm, c1=1.0, c2=2.0)
+    prod = Ypm * U
+    assert np.all(prod >= 1.0 - 1e-9) and np.all(prod <= 2.0 + 1e-9)
+    A = np.eye(25) - W
+    for k in range(Ypm.shape[1]):  # bounded least squares, solved independently by BVLS
+        lo = np.where(Ypm[:, k] > 0, 1.0, -2.0)
+        hi = np.where(Ypm[:, k] > 0, 2.0, -1.0)
+        ref = lsq_linear(A, np.zeros(25), bounds=(lo, hi), method="bvls", tol=1e-12).x
+        assert np.sum((A @ U[:, k]) ** 2) <= np.sum((A @ ref) ** 2) + 1e-8
+
+
+def test_kernel_width_is_the_mean_pairwise_distance():
+    part = mlfe._Part(X, 2.0 * Y - 1, 1.0, 2.0)
+    d = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+    assert part.sigma == pytest.approx(d[np.triu_indices(len(X), 1)].mean())
+    np.testing.assert_allclose(rbf_kernel(X, X[:5], 1.7), sk_rbf(X, X[:5], gamma=1 / (2 * 1.7 ** 2)))
+
+
+def test_rank_weights_reward_relevant_over_irrelevant():
+    S = np.array([[1, -1, -1, 1], [1, 1, 1, 1], [-1, 1, -1, -1]], float)
+    Z = mlfe._rank_weights(S)
+    np.testing.assert_allclose(Z[0], [0.5, -0.5, -0.5, 0.5])
+    np.testing.assert_allclose(Z[1], 0.0)
+    np.testing.assert_allclose(Z[2], [-1 / 3, 1, -1 / 3, -1 / 3])
+
+
+def _generic_minimum(K, U, betas, eps):
+    """(*) minimised by L-BFGS over (B, b) from scratch: an independent reference value."""
+    m, q = U.shape
+
+    def f(v):
+        return msvr_objective(K, U, v[:m * q].reshape(m, q), v[m * q:], *betas, eps)[0]
+
+    v0 = np.concatenate([np.zeros(m * q), U.mean(axis=0)])
+    res = minimize(f, v0, method="L-BFGS-B", options={"maxiter": 20000, "maxfun": 10 ** 6,
+                                                      "ftol": 1e-15, "gtol": 1e-10})
+    return res.fun
+
+
+@pytest.mark.parametrize("betas", [(3.0, 0.0, 0.0), (3.0, 0.0, 2.0), (5.0, 1.0, 1.0)])
+def test_msvr_reaches_the_minimum_of_its_objective(betas):
+    Z = X[:20]
+    K = rbf_kernel(Z, Z, 1.5)
+    U = enrich(sparse_reconstruction(Z), 2.0 * Y[:20] - 1)
+    B, b, n_iter = msvr(K, U, *betas, tol=1e-12, max_iter=2000)
+    value = msvr_objective(K, U, B, b, *betas, 1e-3)[0]
+    assert np.isclose(B.sum(axis=0), 0.0, atol=1e-8).all()  # stationarity in b (1^T B = 0)
+    assert value <= _generic_minimum(K, U, betas, 1e-3) + 1e-6 * abs(value)
+
+
+def test_warm_start_reaches_the_same_model():
+    K = rbf_kernel(X, X, 2.0)
+    U = enrich(sparse_reconstruction(X), 2.0 * Y - 1)
+    cold = msvr(K, U, 4.0, 10.0, 1.0, tol=1e-12, max_iter=2000)
+    warm = msvr(K, U, 4.0, 10.0, 1.0, tol=1e-12, max_iter=2000,
+                start=msvr(K, U, 3.0, 10.0, 1.0)[:2])
+    np.testing.assert_allclose(K @ warm[0] + warm[1], K @ cold[0] + cold[1], atol=1e-4)
 
 
 def test_mlfe_learns_tunes_and_is_reproducible():
@@ -44,15 +130,13 @@ def test_mlfe_learns_tunes_and_is_reproducible():
     assert S.shape == Y.shape
     assert get_measure("macro_auc")(Y, S) > 0.85
     assert est.betas_[0] in (1, 5) and est.betas_[1] in (1, 10) and est.betas_[2] == 1
-    assert set(np.unique(est.predict(X))) <= {0, 1}
+    np.testing.assert_array_equal(est.predict(X), (S >= 0).astype(int))  # the authors' f >= 0
     again = registry.make("mlfe", random_state=0, beta1=[1, 5], beta2=[1, 10], beta3=[1])
     np.testing.assert_array_equal(S, again.fit(X, Y).decision_function(X))
 
 
 def test_bad_parameters_are_config_errors():
-    with pytest.raises(ConfigError):
-        MLFE(rho=0).fit(X, Y)
-    with pytest.raises(ConfigError):
-        MLFE(validation_fraction=1.5).fit(X, Y)
-    with pytest.raises(ConfigError):
-        MLFE(tune_measure="nope").fit(X, Y)
+    for bad in ({"rho": 0}, {"validation_fraction": 1.5}, {"tune_measure": "nope"},
+                {"c1": 2, "c2": 1}, {"beta1": [0, 1]}, {"beta2": [-1]}):
+        with pytest.raises(ConfigError):
+            MLFE(**bad).fit(X, Y)

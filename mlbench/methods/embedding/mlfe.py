@@ -2,42 +2,63 @@
 comparison method of the MLDF paper (Section 4.2: rho = 1, c1 = 1, c2 = 2; beta1, beta2, beta3
 chosen from {1..10}, {1, 10, 15}, {1, 10}).
 
-MLFE has three steps; this module implements each one as follows.  The AAAI paper itself was not
-available while writing it (only its abstract: sparse reconstruction in feature space, the
-reconstruction conveyed to label space to turn categorical labels into numerical ones, and a
-multi-output regression model learnt from them); the objective below and the roles given to the
-named hyperparameters are this implementation's reading and are stated so they can be checked.
+Sources.  The AAAI paper's text was not available.  Steps 1 and 2 and the prediction rule follow the
+authors' MATLAB training and test functions (copyright Q.-W. Zhang, Y. Zhong, M.-L. Zhang), read in a
+public third-party repository; they fix what rho, c1 and c2 are.  The file of step 3
+(``constraint_msvr``) was not there: step 3 is the sign-constrained multi-output SVR of the same
+group's ML^2 (Hou, Geng & Zhang, AAAI 2016, whose solver was read), with beta1 and beta2 in the roles
+of its two penalties; the role given to beta3 is taken from a later code of that lineage that has
+the same three betas, and is marked as this implementation's inference below.
 
-With standardised features ``x_i`` (training statistics), labels ``y_ij in {-1, +1}``:
+With z-scored features ``x_i`` (training statistics) and labels ``y_ij in {-1, +1}``, m training rows:
 
-1. **Sparse reconstruction in feature space.**  Each training instance is rebuilt from the others:
-   ``w_i = argmin_w 1/2 ||x_i - sum_{j != i} w_j x_j||^2 + rho ||w||_1`` (w_ii = 0), solved exactly by
-   LARS; ``R[i, j] = w_ij``.  For speed the candidates j are the ``n_neighbors`` = 50 nearest
-   training rows (all m - 1 rows cost O(m d^2) per instance with LARS, minutes per fit; the L1 term
-   keeps few non-zero weights either way, and they fall mostly on near rows).
-2. **Labeling-information enrichment.**  Numerical labels U (m x q) keep the feature-space
-   structure, stay close to the categorical labels and to the model's outputs F:
-   ``min_U beta1 ||U - R U||^2 + beta2 ||U - Y||^2 + beta3 ||U - F||^2``, solved in closed form,
-   ``(beta1 (I - R)^T (I - R) + (beta2 + beta3) I) U = beta2 Y + beta3 F``.
-3. **Predictive model.**  Multi-output regression of U on X in an RBF kernel space,
-   ``min 1/2 ||Theta||^2 + c1 sum_i ||u_i - Theta^T phi(x_i) - b||^2``: MSVR (Perez-Cruz et al. 2004)
-   with a zero-width insensitive zone, i.e. kernel ridge regression with ridge 1 / (2 c1);
-   kernel ``exp(-||x - x'||^2 / (c2 d))`` (c2 = 2: the squared distance is scaled by its mean 2d on
-   standardised data).
+1. **Sparse reconstruction in feature space.**  Each training row is rebuilt from all the others,
+   ``w_i = argmin_w 1/2 ||x_i - sum_{k != i} w_k x_k||^2 + lam_i ||w||_1`` with
+   ``lam_i = 0.01 lam_max,i`` and ``lam_max,i = max_k |<x_k, x_i>|`` (the smallest weight that makes
+   ``w_i = 0``); no sign or sum constraint; ``W[i, k] = w_k``, ``W[i, i] = 0``.  The authors solve it
+   by ADMM whose penalty parameter is rho = 1 (rho changes the iterations, not the solution);
+   here LARS solves it exactly, and coordinate descent takes the rows where LARS meets degenerate
+   active sets (duplicated rows, common in binary text data, crash it: scikit-learn issue #9603).
+2. **Labeling-information enrichment.**  Numerical labels ``U`` (m x q) carry the reconstruction
+   over to label space: for each label k,
+   ``u_k = argmin_u u^T M u``, ``M = (I - W)^T (I - W)``, subject to ``y_ik u_ik >= c1`` and
+   ``|u_ik| <= c2`` (c1 = 1, c2 = 2), i.e. ``u_ik`` in ``[c1, c2]`` for a relevant label and in
+   ``[-c2, -c1]`` for an irrelevant one.  The q problems share M and are solved together by
+   L-BFGS-B on ``||(I - W) U||_F^2`` under these bounds.
+3. **Predictive model** (``msvr``): ``f(x) = sum_i K(x, x_i) B[i] + b`` with the RBF kernel
+   ``K(x, x') = exp(-||x - x'||^2 / (2 sigma^2))``, sigma the mean pairwise distance of the training
+   rows, minimising over (B, b)
 
-Steps 2 and 3 alternate ``n_alternations`` times (F = 0 at the start, so the first U is the
-enrichment of step 2 alone).  The betas are chosen on a validation part (``validation_fraction``
-of the training rows, drawn from ``random_state``) by ``tune_measure``; the final model is refit on
-all training rows.  Scores are the regression outputs; ``predict`` thresholds them at 0 (the
-midpoint of -1 and +1).
+       Omega = 1/2 sum_j B_j^T K B_j + beta1/2 sum_i L(r_i)
+               + beta2 sum_ij max(0, -s_ij f_j(x_i)) - beta3 sum_ij z_ij f_j(x_i)          (*)
+
+   with ``r_i = ||u_i - f(x_i)||``, the epsilon-insensitive quadratic loss ``L(r) = (r - eps)^2``
+   for ``r >= eps`` (else 0, eps = 1e-3), ``s = sign(U)`` (= the original labels), and
+   ``z_ij = 1/|Y_i+|`` on relevant, ``-1/|Y_i-|`` on irrelevant labels (0 for a row whose labels are
+   all relevant or all irrelevant).  The beta1 term fits the enriched labels (MSVR), the beta2 term
+   penalises outputs whose sign disagrees with the label (ML^2); the beta3 term, which rewards the
+   mean output of the relevant labels over that of the irrelevant ones, is the inferred part.
+   (*) is convex; it is minimised by iteratively re-weighted least squares (Perez-Cruz et al. 2002):
+   each step replaces the loss by its quadratic majoriser at the current residuals and the hinge by
+   its current linear piece, solves the (m+1) x (m+1) linear system of that surrogate for all labels
+   at once, and backtracks towards the previous point until (*) decreases.
+
+The betas are chosen on a validation part (``validation_fraction`` of the training rows, drawn from
+``random_state``) by ``tune_measure``; steps 1-2 and the kernel do not depend on them and are computed
+once per part.  The final model is refit on all training rows.  Scores are the outputs ``f(x)``;
+``predict`` keeps the labels with ``f_j(x) >= 0`` (the authors' test rule).
 """
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 import scipy.linalg as la
 import scipy.sparse as sp
+from scipy.optimize import minimize
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import Lasso, LassoLars
 from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
@@ -49,65 +70,154 @@ from mlbench.methods.registry import register
 BETA1 = tuple(range(1, 11))
 BETA2 = (1, 10, 15)
 BETA3 = (1, 10)
+#: the authors' fraction of lam_max in step 1
+LAMBDA_RATIO = 0.01
 
 
-def sparse_reconstruction(X, rho, n_neighbors=50):
-    """R (m x m): row i holds the lasso weights rebuilding x_i from other rows (R_ii = 0).
+def _lasso_row(A, x, lam):
+    """argmin_w 1/2 ||x - A w||^2 + lam ||w||_1: LARS (exact), or coordinate descent for the rows
+    where LARS's degenerate active sets fail (scikit-learn issue #9603, duplicated rows)."""
+    d = A.shape[0]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ConvergenceWarning)
+            return LassoLars(alpha=lam / d, fit_intercept=False).fit(A, x).coef_
+    except (ValueError, ConvergenceWarning, FloatingPointError, np.linalg.LinAlgError):
+        pass
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return Lasso(alpha=lam / d, fit_intercept=False, tol=1e-8, max_iter=100000).fit(A, x).coef_
 
-    ``w_i = argmin_w 1/2 ||x_i - sum_j w_j x_j||^2 + rho ||w||_1`` over the candidates j: the
-    ``n_neighbors`` nearest other training rows (all other rows if None).  Solved exactly by LARS
-    (scikit-learn's ``LassoLars``, whose loss is divided by the d "samples", hence alpha = rho / d).
+
+def sparse_reconstruction(X, lambda_ratio=LAMBDA_RATIO):
+    """Step 1: W (m x m), row i the lasso weights rebuilding x_i from all other rows, W_ii = 0.
+
+    ``w_i = argmin 1/2 ||x_i - X_{-i}^T w||^2 + lam_i ||w||_1``, ``lam_i = lambda_ratio *
+    max_k |<x_k, x_i>|``.  scikit-learn's lasso estimators divide the squared loss by their d
+    "samples", hence ``alpha = lam_i / d``.
     """
-    from sklearn.linear_model import LassoLars
-    from sklearn.neighbors import NearestNeighbors
-
-    m, d = X.shape
-    k = m - 1 if n_neighbors is None else min(int(n_neighbors), m - 1)
-    R = np.zeros((m, m))
-    if k < 1:
-        return R
-    nbrs = NearestNeighbors(n_neighbors=k + 1).fit(X).kneighbors(X, return_distance=False)
+    m = X.shape[0]
+    W = np.zeros((m, m))
+    G = X @ X.T
     for i in range(m):
-        cand = nbrs[i][nbrs[i] != i][:k]
-        model = LassoLars(alpha=rho / d, fit_intercept=False).fit(X[cand].T, X[i])
-        R[i, cand] = model.coef_
-    return R
+        others = np.delete(np.arange(m), i)
+        lam = lambda_ratio * np.abs(G[others, i]).max(initial=0.0)
+        if lam > 0:  # else x_i is orthogonal to every other row (e.g. all zero): w_i = 0
+            W[i, others] = _lasso_row(X[others].T, X[i], lam)
+    return W
 
 
-class _Fit:
-    """Steps 2-3 on one training set, reusable across the beta grid."""
+def enrich(W, Ypm, c1=1.0, c2=2.0):
+    """Step 2: U minimising ||(I - W) U||_F^2 with y_ik u_ik in [c1, c2] (every label at once)."""
+    m, q = Ypm.shape
+    IW = np.eye(m) - W
+    M = IW.T @ IW
+    lower = np.where(Ypm > 0, c1, -c2).ravel()
+    upper = np.where(Ypm > 0, c2, -c1).ravel()
 
-    def __init__(self, X, Ypm, rho, c1, c2, n_neighbors):
-        m, d = X.shape
-        self.X, self.Y = X, Ypm
-        R = sparse_reconstruction(X, rho, n_neighbors)
-        IR = np.eye(m) - R
-        # M = (I - R)^T (I - R) = V diag(s) V^T once, so every beta triple of the grid solves its
-        # enrichment system with two matrix products instead of a new factorisation
-        self.s, self.V = la.eigh(IR.T @ IR)
-        self.gamma = 1.0 / (c2 * d)
-        K = np.exp(-self.gamma * euclidean_distances(X, squared=True))
-        self.krr = la.cho_factor(K + np.eye(m) / (2.0 * c1))
-        self.K = K
+    def objective(u):
+        U = u.reshape(m, q)
+        MU = M @ U
+        return float(np.sum(U * MU)), (2.0 * MU).ravel()
 
-    def enrich(self, b1, b2, b3, F):
-        """Step 2: U minimising b1 ||U - RU||^2 + b2 ||U - Y||^2 + b3 ||U - F||^2."""
-        inv = 1.0 / (b1 * np.maximum(self.s, 0.0) + b2 + b3)
-        return self.V @ (inv[:, None] * (self.V.T @ (b2 * self.Y + b3 * F)))
+    start = (c1 * Ypm).ravel()
+    res = minimize(objective, start, jac=True, method="L-BFGS-B",
+                   bounds=np.column_stack([lower, upper]),
+                   options={"maxiter": 15000, "maxfun": 30000, "ftol": 1e-13, "gtol": 1e-9})
+    return res.x.reshape(m, q)
 
-    def run(self, b1, b2, b3, n_alt):
-        """Steps 2-3 alternated ``n_alt`` times; the regression's dual coefficients and bias."""
-        F = np.zeros_like(self.Y)
-        for _ in range(max(1, int(n_alt))):
-            U = self.enrich(b1, b2, b3, F)
-            bias = U.mean(axis=0)
-            alpha = la.cho_solve(self.krr, U - bias)
-            F = self.K @ alpha + bias
-        return alpha, bias
 
-    def predict(self, alpha, bias, Xnew):
-        Kx = np.exp(-self.gamma * euclidean_distances(Xnew, self.X, squared=True))
-        return Kx @ alpha + bias
+def rbf_kernel(A, B, sigma):
+    """exp(-||a - b||^2 / (2 sigma^2))."""
+    return np.exp(-euclidean_distances(A, B, squared=True) / (2.0 * sigma * sigma))
+
+
+def _rank_weights(S):
+    """z of (*): 1/|relevant| on relevant labels, -1/|irrelevant| on irrelevant ones, 0 for a row
+    that has no relevant or no irrelevant label."""
+    pos = S > 0
+    n_pos = pos.sum(axis=1, keepdims=True)
+    n_neg = S.shape[1] - n_pos
+    Z = np.where(pos, 1.0 / np.maximum(n_pos, 1), -1.0 / np.maximum(n_neg, 1))
+    Z[((n_pos == 0) | (n_neg == 0)).ravel()] = 0.0
+    return Z
+
+
+def msvr_objective(K, U, B, b, beta1, beta2, beta3, eps, KB=None):
+    """(*) of the module docstring and its per-row residual norms; ``KB`` = K @ B if known."""
+    KB = K @ B if KB is None else KB
+    P = KB + b
+    r = np.sqrt(((U - P) ** 2).sum(axis=1))
+    loss = np.where(r >= eps, (r - eps) ** 2, 0.0).sum()
+    S = np.sign(U)
+    hinge = np.maximum(0.0, -S * P).sum()
+    value = (0.5 * np.sum(B * KB) + 0.5 * beta1 * loss + beta2 * hinge
+             - beta3 * np.sum(_rank_weights(S) * P))
+    return float(value), r
+
+
+def msvr(K, U, beta1, beta2, beta3, eps=1e-3, tol=1e-5, max_iter=200, start=None):
+    """Step 3: minimise (*) by iteratively re-weighted least squares; returns (B, b, n_iter).
+
+    Surrogate at the current point: the loss ``beta1/2 L(r_i)`` by ``1/2 d_i ||u_i - f(x_i)||^2`` with
+    ``d_i = beta1 (r_i - eps) / r_i`` (same value slope at r_i; 0 when r_i < eps), the hinge by its
+    linear piece.  Its stationary point, for all labels at once: ``B = G`` on the rows with d_i = 0
+    (``G = beta2 s [s f < 0] + beta3 z``), and on the others (a)
+    ``(K_aa + D_a^-1) B_a + 1 b^T = U_a + D_a^-1 G_a - K_an G_n`` with ``1^T B = 0``: one Cholesky
+    factorisation per step.  ``start``: (B, b) to begin from (a neighbouring beta's solution).
+    """
+    m, q = U.shape
+    S = np.sign(U)
+    Zw = beta3 * _rank_weights(S)
+    B, b = (np.zeros((m, q)), U.mean(axis=0)) if start is None else start
+    KB = K @ B
+    value, r = msvr_objective(K, U, B, b, beta1, beta2, beta3, eps, KB)
+    n_iter = 0
+    for n_iter in range(1, max_iter + 1):
+        act = r >= eps
+        if not act.any():  # every row inside the insensitive zone: nothing left to fit
+            break
+        d = beta1 * (r[act] - eps) / r[act]
+        G = beta2 * S * (S * (KB + b) < 0) + Zw
+        B_new = G.copy()
+        R = U[act] + G[act] / d[:, None] - K[np.ix_(act, ~act)] @ G[~act]
+        H = K[np.ix_(act, act)]
+        H[np.diag_indices_from(H)] += 1.0 / d
+        c = la.cho_factor(H, check_finite=False)
+        HR, H1 = la.cho_solve(c, R, check_finite=False), la.cho_solve(c, np.ones(len(d)),
+                                                                        check_finite=False)
+        b_new = (H1 @ R + G[~act].sum(axis=0)) / H1.sum()
+        B_new[act] = HR - np.outer(H1, b_new)
+        step, K_step, eta = B_new - B, K @ (B_new - B), 1.0
+        while True:  # backtrack along the step until (*) decreases (K B is linear along it)
+            B_try, b_try, KB_try = B + eta * step, b + eta * (b_new - b), KB + eta * K_step
+            new_value, new_r = msvr_objective(K, U, B_try, b_try, beta1, beta2, beta3, eps,
+                                              KB_try)
+            if new_value <= value or eta < 1e-10:
+                break
+            eta /= 10.0
+        if new_value > value:  # no descent along the step: (*) is at its minimum to rounding
+            break
+        decrease = value - new_value
+        B, b, KB, value, r = B_try, b_try, KB_try, new_value, new_r
+        if decrease <= tol * max(abs(value), 1e-12):
+            break
+    return B, b, n_iter
+
+
+class _Part:
+    """Steps 1-2 and the kernel on one training set, shared by every beta triple."""
+
+    def __init__(self, X, Ypm, c1, c2):
+        self.X = X
+        self.sigma = float(np.mean(euclidean_distances(X)[np.triu_indices(len(X), 1)]))
+        if not self.sigma > 0:  # every row identical
+            self.sigma = 1.0
+        self.K = rbf_kernel(X, X, self.sigma)
+        self.U = enrich(sparse_reconstruction(X), Ypm, c1, c2)
+
+    def decision(self, Xnew, B, b):
+        return rbf_kernel(Xnew, self.X, self.sigma) @ B + b
 
 
 class MLFE(MultiLabelClassifier):
@@ -115,32 +225,33 @@ class MLFE(MultiLabelClassifier):
 
     Parameters
     ----------
-    rho : L1 weight of the sparse reconstruction (1).
-    c1 : weight of the regression loss (1).  c2 : RBF width factor (2).
-    beta1, beta2, beta3 : grids (lists) or single values for the enrichment trade-offs.
+    rho : ADMM penalty parameter of the authors' step-1 solver (1); it does not change the lasso
+        solution, and coordinate descent has none, so it is only checked to be positive.
+    c1 : margin of the enriched labels, |u_ik| >= c1 with the label's sign (1).
+    c2 : bound of the enriched labels, |u_ik| <= c2 (2).
+    beta1, beta2, beta3 : grids (lists) or single values: the MSVR loss, the sign-consistency
+        penalty and the relevant-over-irrelevant term of step 3.
+    epsilon : insensitive zone of the MSVR loss (1e-3).  tol : relative decrease that ends IRWLS.
     tune_measure : measure used to pick the betas on the validation part.
     validation_fraction : share of the training rows held out for tuning (0.2).
-    n_alternations : rounds of steps 2-3 (5).
-    n_neighbors : candidates of each sparse reconstruction (50 nearest rows; None: all).
     """
 
     _accept_sparse = ("csr", "csc")
-    _estimator_checks = {"params": {"beta1": [1, 2], "beta2": [1], "beta3": [1],
-                                    "n_neighbors": 5}}
+    _estimator_checks = {"params": {"beta1": [1, 2], "beta2": [1], "beta3": [1]}}
 
     def __init__(self, *, rho=1.0, c1=1.0, c2=2.0, beta1=BETA1, beta2=BETA2, beta3=BETA3,
-                 tune_measure="average_precision", validation_fraction=0.2, n_alternations=5,
-                 n_neighbors=50, random_state=None):
+                 epsilon=1e-3, tol=1e-5, tune_measure="average_precision",
+                 validation_fraction=0.2, random_state=None):
         self.rho = rho
         self.c1 = c1
         self.c2 = c2
         self.beta1 = beta1
         self.beta2 = beta2
         self.beta3 = beta3
+        self.epsilon = epsilon
+        self.tol = tol
         self.tune_measure = tune_measure
         self.validation_fraction = validation_fraction
-        self.n_alternations = n_alternations
-        self.n_neighbors = n_neighbors
         self.random_state = random_state
 
     def _standardize(self, X):
@@ -148,16 +259,26 @@ class MLFE(MultiLabelClassifier):
             X = X.toarray()
         return (X - self.mean_) / self.scale_
 
+    def _check_params(self):
+        for name in ("rho", "c1", "epsilon", "tol"):
+            if not float(getattr(self, name)) > 0:
+                raise ConfigError(f"MLFE: {name} must be positive")
+        if not float(self.c2) >= float(self.c1):
+            raise ConfigError(f"MLFE: c2 ({self.c2}) must be at least c1 ({self.c1})")
+        if not 0 < float(self.validation_fraction) < 1:
+            raise ConfigError("MLFE: validation_fraction must be between 0 and 1")
+        grid = [g[::-1] for g in itertools.product(*(np.atleast_1d(b).astype(float).tolist()
+                                                     for b in (self.beta3, self.beta2, self.beta1)))]
+        if not grid or min(min(g) for g in grid) < 0 or min(g[0] for g in grid) <= 0:
+            raise ConfigError("MLFE: beta1 must be positive and beta2, beta3 non-negative")
+        return grid
+
     def fit(self, X, Y):
         from mlbench.metrics import get_measure
 
         X, Y = self._validate_fit(X, Y)
         measure = get_measure(self.tune_measure)
-        for name in ("rho", "c1", "c2"):
-            if not float(getattr(self, name)) > 0:
-                raise ConfigError(f"MLFE: {name} must be positive")
-        if not 0 < float(self.validation_fraction) < 1:
-            raise ConfigError("MLFE: validation_fraction must be between 0 and 1")
+        grid = self._check_params()
         if X.shape[0] < 2:
             raise ValueError(f"MLFE reconstructs each row from the others: needs at least 2 rows, "
                              f"got n_samples={X.shape[0]}")
@@ -168,37 +289,39 @@ class MLFE(MultiLabelClassifier):
         self.scale_ = np.where(std > 0, std, 1.0)
         Z = self._standardize(Xd)
         Ypm = 2.0 * Y - 1.0
-        grid = list(itertools.product(*(np.atleast_1d(b).tolist()
-                                        for b in (self.beta1, self.beta2, self.beta3))))
-        args = (float(self.rho), float(self.c1), float(self.c2), self.n_neighbors)
+        c1, c2 = float(self.c1), float(self.c2)
+        solve = dict(eps=float(self.epsilon), tol=float(self.tol))
         if len(grid) > 1 and len(Z) >= 5:  # tuning needs a validation part and a training part
             perm = rng.permutation(len(Z))
             n_val = max(1, int(round(len(Z) * float(self.validation_fraction))))
             val, tr = perm[:n_val], perm[n_val:]
-            part = _Fit(Z[tr], Ypm[tr], *args)
-            scores = []
-            for betas in grid:
-                alpha, bias = part.run(*betas, self.n_alternations)
-                S = part.predict(alpha, bias, Z[val])
+            part = _Part(Z[tr], Ypm[tr], c1, c2)
+            scores, start = [], None
+            for betas in grid:  # beta1 varies fastest: each solve starts from its neighbour's
+                B, b, _ = msvr(part.K, part.U, *betas, start=start, **solve)
+                start = (B, b)
+                S = part.decision(Z[val], B, b)
                 inputs = (S >= 0).astype(int) if measure.needs == "predictions" else S
                 v = measure(Y[val], inputs)
                 scores.append(-np.inf if np.isnan(v) else (v if measure.greater_is_better else -v))
             best = grid[int(np.argmax(scores))]
         else:
             best = grid[0]
-        self.betas_ = tuple(float(b) for b in best)
-        self.model_ = _Fit(Z, Ypm, *args)
-        self.alpha_, self.bias_ = self.model_.run(*best, self.n_alternations)
+        self.betas_ = tuple(float(v) for v in best)
+        self.model_ = _Part(Z, Ypm, c1, c2)
+        self.coef_, self.intercept_, n_iter = msvr(self.model_.K, self.model_.U, *best, **solve)
         self.threshold_ = 0.0
-        self.fit_info_ = {"beta1": self.betas_[0], "beta2": self.betas_[1], "beta3": self.betas_[2]}
+        self.fit_info_ = {"beta1": self.betas_[0], "beta2": self.betas_[1],
+                          "beta3": self.betas_[2], "msvr_iterations": int(n_iter)}
         return self
 
     def decision_function(self, X):
         X = self._validate_predict(X)
-        check_is_fitted(self, "alpha_")
-        return self.model_.predict(self.alpha_, self.bias_, self._standardize(X))
+        check_is_fitted(self, "coef_")
+        return self.model_.decision(self._standardize(X), self.coef_, self.intercept_)
 
 
 register("mlfe", MLFE, family="embedding", paper="mldf",
          description="feature-induced labeling information enrichment: lasso reconstruction, "
-                     "label enrichment, RBF multi-output regression (betas tuned on 20% validation)")
+                     "bounded label enrichment, sign-constrained kernel MSVR (betas tuned on 20% "
+                     "validation)")
