@@ -18,7 +18,9 @@ With z-scored features ``x_i`` (training statistics) and labels ``y_ij in {-1, +
    ``w_i = 0``); no sign or sum constraint; ``W[i, k] = w_k``, ``W[i, i] = 0``.  The authors solve it
    by ADMM whose penalty parameter is rho = 1 (rho changes the iterations, not the solution);
    here LARS solves it exactly, and coordinate descent takes the rows where LARS meets degenerate
-   active sets (duplicated rows, common in binary text data, crash it: scikit-learn issue #9603).
+   active sets (duplicated rows, common in binary text data): there LARS either crashes
+   (scikit-learn issue #9603) or warns and returns weights that are not the lasso's (on enron, 55
+   of 60 such rows broke the optimality conditions, by up to 250 lam_i).
 2. **Labeling-information enrichment.**  Numerical labels ``U`` (m x q) carry the reconstruction
    over to label space: for each label k,
    ``u_k = argmin_u u^T M u``, ``M = (I - W)^T (I - W)``, subject to ``y_ik u_ik >= c1`` and
