@@ -130,9 +130,10 @@ def enrich(W, Ypm, c1=1.0, c2=2.0):
     return res.x.reshape(m, q)
 
 
-def rbf_kernel(A, B, sigma):
-    """exp(-||a - b||^2 / (2 sigma^2))."""
-    return np.exp(-euclidean_distances(A, B, squared=True) / (2.0 * sigma * sigma))
+def rbf_kernel(A, B, sigma, squared_distances=None):
+    """exp(-||a - b||^2 / (2 sigma^2)) (``squared_distances`` of A and B if already known)."""
+    D2 = euclidean_distances(A, B, squared=True) if squared_distances is None else squared_distances
+    return np.exp(-D2 / (2.0 * sigma * sigma))
 
 
 def _rank_weights(S):
@@ -146,16 +147,20 @@ def _rank_weights(S):
     return Z
 
 
-def msvr_objective(K, U, B, b, beta1, beta2, beta3, eps, KB=None):
-    """(*) of the module docstring and its per-row residual norms; ``KB`` = K @ B if known."""
-    KB = K @ B if KB is None else KB
+def msvr_objective(K, U, B, b, beta1, beta2, beta3, eps):
+    """(*) of the module docstring and its per-row residual norms."""
+    S = np.sign(U)
+    return _objective(U, S, _rank_weights(S), B, b, K @ B, beta1, beta2, beta3, eps)
+
+
+def _objective(U, S, Z, B, b, KB, beta1, beta2, beta3, eps):
+    """(*) with ``S = sign(U)``, ``Z = _rank_weights(S)`` and ``KB = K @ B`` given."""
     P = KB + b
     r = np.sqrt(((U - P) ** 2).sum(axis=1))
     loss = np.where(r >= eps, (r - eps) ** 2, 0.0).sum()
-    S = np.sign(U)
     hinge = np.maximum(0.0, -S * P).sum()
     value = (0.5 * np.sum(B * KB) + 0.5 * beta1 * loss + beta2 * hinge
-             - beta3 * np.sum(_rank_weights(S) * P))
+             - beta3 * np.sum(Z * P))
     return float(value), r
 
 
@@ -181,10 +186,11 @@ def msvr(K, U, beta1, beta2, beta3, eps=1e-3, tol=1e-5, max_iter=500, start=None
 
     H1 = solve(np.ones((m, 1)))[:, 0]
     S = np.sign(U)
-    Zw = beta3 * _rank_weights(S)
+    Z = _rank_weights(S)
+    Zw = beta3 * Z
     B, b = (np.zeros((m, q)), U.mean(axis=0)) if start is None else start
     KB = K @ B
-    value, r = msvr_objective(K, U, B, b, beta1, beta2, beta3, eps, KB)
+    value, r = _objective(U, S, Z, B, b, KB, beta1, beta2, beta3, eps)
     n_iter = 0
     for n_iter in range(1, max_iter + 1):
         P = KB + b
@@ -196,8 +202,7 @@ def msvr(K, U, beta1, beta2, beta3, eps=1e-3, tol=1e-5, max_iter=500, start=None
         step, K_step, eta = B_new - B, K @ (B_new - B), 1.0
         while True:  # backtrack along the step until (*) decreases (K B is linear along it)
             B_try, b_try, KB_try = B + eta * step, b + eta * (b_new - b), KB + eta * K_step
-            new_value, new_r = msvr_objective(K, U, B_try, b_try, beta1, beta2, beta3, eps,
-                                              KB_try)
+            new_value, new_r = _objective(U, S, Z, B_try, b_try, KB_try, beta1, beta2, beta3, eps)
             if new_value <= value or eta < 1e-10:
                 break
             eta /= 2.0
@@ -215,15 +220,16 @@ class _Part:
 
     def __init__(self, X, Ypm, c1, c2):
         self.X = X
-        self.sigma = float(np.mean(euclidean_distances(X)[np.triu_indices(len(X), 1)]))
+        D2 = euclidean_distances(X, squared=True)
+        self.sigma = float(np.mean(np.sqrt(D2[np.triu_indices(len(X), 1)])))
         if not self.sigma > 0:  # every row identical
             self.sigma = 1.0
-        self.K = rbf_kernel(X, X, self.sigma)
+        self.K = rbf_kernel(X, X, self.sigma, D2)
         self.eig = la.eigh(self.K)  # shared by every msvr call on this part
         self.U = enrich(sparse_reconstruction(X), Ypm, c1, c2)
 
-    def decision(self, Xnew, B, b):
-        return rbf_kernel(Xnew, self.X, self.sigma) @ B + b
+    def kernel(self, Xnew):
+        return rbf_kernel(Xnew, self.X, self.sigma)
 
 
 class MLFE(MultiLabelClassifier):
@@ -237,7 +243,8 @@ class MLFE(MultiLabelClassifier):
     c2 : bound of the enriched labels, |u_ik| <= c2 (2).
     beta1, beta2, beta3 : grids (lists) or single values: the MSVR loss, the sign-consistency
         penalty and the relevant-over-irrelevant term of step 3.
-    epsilon : insensitive zone of the MSVR loss (1e-3).  tol : relative decrease that ends IRWLS.
+    epsilon : insensitive zone of the MSVR loss (1e-3).  tol : relative decrease of (*) that ends
+        the majorise-minimise steps.
     tune_measure : measure used to pick the betas on the validation part.
     validation_fraction : share of the training rows held out for tuning (0.2).
     """
@@ -302,11 +309,11 @@ class MLFE(MultiLabelClassifier):
             n_val = max(1, int(round(len(Z) * float(self.validation_fraction))))
             val, tr = perm[:n_val], perm[n_val:]
             part = _Part(Z[tr], Ypm[tr], c1, c2)
-            scores, start = [], None
+            K_val, scores, start = part.kernel(Z[val]), [], None
             for betas in grid:  # beta1 varies fastest: each solve starts from its neighbour's
                 B, b, _ = msvr(part.K, part.U, *betas, start=start, eig=part.eig, **solve)
                 start = (B, b)
-                S = part.decision(Z[val], B, b)
+                S = K_val @ B + b
                 inputs = (S >= 0).astype(int) if measure.needs == "predictions" else S
                 v = measure(Y[val], inputs)
                 scores.append(-np.inf if np.isnan(v) else (v if measure.greater_is_better else -v))
@@ -325,7 +332,7 @@ class MLFE(MultiLabelClassifier):
     def decision_function(self, X):
         X = self._validate_predict(X)
         check_is_fitted(self, "coef_")
-        return self.model_.decision(self._standardize(X), self.coef_, self.intercept_)
+        return self.model_.kernel(self._standardize(X)) @ self.coef_ + self.intercept_
 
 
 register("mlfe", MLFE, family="embedding", paper="mldf",
