@@ -16,17 +16,23 @@ that becomes a metric-learning problem in label space:
   The training p_n are out-of-fold ridge predictions, so the margin is measured on the noise the
   regression really makes.
 * Optimisation: projected subgradient descent on the equivalent hinge objective (the constraint
-  set is exponential, as in the paper; here the most violated y' of every row is found exactly by
-  enumerating the 2^L label vectors, hence ``max_labels``, instead of the paper's cutting-plane
-  solver with an overgenerating relaxation); Q is projected onto the PSD cone after every step
-  (eigenvalues clipped at 0) and the averaged iterate is kept.
+  set is exponential, as in the paper).  Up to ``max_labels`` labels the most violated y' of every
+  row is found exactly by enumerating the 2^L label vectors; beyond, by the paper's overgenerating
+  relaxation (Finley & Joachims 2008): the loss-augmented problem is concave in y' (Q is PSD, the
+  Hamming loss linear), so its maximiser over the box [0, 1]^L is found by a convex solver and the
+  fractional y' gives the subgradient (:mod:`._box_qp`).  Q is projected onto the PSD cone after
+  every step (eigenvalues clipped at 0) and the averaged iterate is kept.
 * Decoding (the original labels are part of the code, predicted by per-label L2 logistic
   regressions): y* = argmin_y  -sum_i log P(y_i | x) + lambda d_Q(p(x), y), with the decoding
-  parameter lambda = ``decoding`` (1), by exact enumeration of the 2^L label vectors.
+  parameter lambda = ``decoding`` (1): exactly by enumeration up to ``max_labels`` labels; beyond,
+  the convex box relaxation rounded and improved by single flips to a 1-flip local optimum (exact
+  whenever the relaxed minimiser is already 0/1; ``tests/methods/test_mmoc.py`` measures the
+  agreement with enumeration on small label sets).
 
 MMOC gives a single best label vector, not a probability (the MC paper reports no CLL-loss for it):
 ``decision_function`` returns, per label, the decoding score gap between the best vector with the
-label off and the best with it on (positive means predicted on).
+label off and the best with it on (positive means predicted on); beyond ``max_labels`` labels, the
+gap between flipping that label off and on with the other labels held at the decoded vector.
 """
 from __future__ import annotations
 
@@ -41,7 +47,8 @@ from mlbench.methods.probabilistic._logistic import (DEFAULT_CS, JOINT_MODE_XFAI
                                                      check_min_rows, choose_C, fit_logistic,
                                                      log_sigmoid, single_blas_thread)
 from mlbench.methods.registry import register
-from mlbench.methods.transformation.pcc import all_label_vectors, check_max_labels
+from mlbench.methods.transformation._box_qp import flip_descent, relaxed_minimise
+from mlbench.methods.transformation.pcc import all_label_vectors
 
 _ROWS_TIMES_VECTORS = 2_000_000
 
@@ -53,29 +60,53 @@ def code_distances(P, Q, allY):
             + ((allY @ Q) * allY).sum(axis=1)[None, :])
 
 
-def learn_metric(P, Y, C, n_iter, rng):
-    """Projected subgradient descent for the max-margin metric Q (see module docstring)."""
+def _worst_exact(P, Yf, Q, d_true):
+    """The most violated y' of every row by enumeration: (violation, y') of shapes (n,), (n, L)."""
+    allY = all_label_vectors(Yf.shape[1]).astype(np.float64)
+    step = max(1, _ROWS_TIMES_VECTORS // len(allY))
+    viol, worst = np.empty(len(Yf)), np.empty_like(Yf)
+    for s in range(0, len(Yf), step):
+        sl = slice(s, s + step)
+        H = Yf[sl] @ (1.0 - allY).T + (1.0 - Yf[sl]) @ allY.T      # Hamming loss to every y'
+        v = H - code_distances(P[sl], Q, allY) + d_true[sl, None]  # Delta - (d(p, y') - d(p, y))
+        w = v.argmax(axis=1)
+        viol[sl], worst[sl] = v[np.arange(len(w)), w], allY[w]
+    return viol, worst
+
+
+def _worst_relaxed(P, Yf, Q, d_true, start):
+    """The most violated y' over the box [0, 1]^L (overgenerating relaxation; see module doc).
+
+    max_y' Delta(y, y') - d_Q(p, y') with Delta(y, y') = sum_i y_i + sum_i y'_i (1 - 2 y_i) is
+    min_y' (2 y - 1) . y' + (y' - p)^T Q (y' - p): :func:`relaxed_minimise` with lam = 1.
+    """
+    W = relaxed_minimise(2.0 * Yf - 1.0, P, Q, 1.0, start=start)
+    D = P - W
+    H = Yf.sum(axis=1) + (W * (1.0 - 2.0 * Yf)).sum(axis=1)
+    return H - np.einsum("ni,ij,nj->n", D, Q, D) + d_true, W
+
+
+def learn_metric(P, Y, C, n_iter, rng, exact=True):
+    """Projected subgradient descent for the max-margin metric Q (see module docstring).
+
+    ``exact``: most violated label vectors by enumeration; otherwise by the box relaxation,
+    warm-started from the previous iteration's solution.
+    """
     n, L = Y.shape
-    allY = all_label_vectors(L).astype(np.float64)
     Yf = Y.astype(np.float64)
     Q = np.eye(L)
     Q_avg = np.zeros((L, L))
     D_true = P - Yf
+    W = None
     for t in range(1, n_iter + 1):
-        viol_outer = np.zeros((L, L))
-        step = max(1, _ROWS_TIMES_VECTORS // len(allY))
-        for s in range(0, n, step):
-            sl = slice(s, s + step)
-            H = Yf[sl] @ (1.0 - allY).T + (1.0 - Yf[sl]) @ allY.T      # Hamming loss to every y'
-            d_true = np.einsum("ni,ij,nj->n", D_true[sl], Q, D_true[sl])
-            # margin violation of every y': Delta - (d(p, y') - d(p, y))
-            viol = H - code_distances(P[sl], Q, allY) + d_true[:, None]
-            worst = viol.argmax(axis=1)
-            active = viol[np.arange(len(worst)), worst] > 0
-            Dw = P[sl][active] - allY[worst[active]]
-            Dt = D_true[sl][active]
-            viol_outer += Dt.T @ Dt - Dw.T @ Dw
-        grad = Q + (C / n) * viol_outer
+        d_true = np.einsum("ni,ij,nj->n", D_true, Q, D_true)
+        if exact:
+            viol, W = _worst_exact(P, Yf, Q, d_true)
+        else:
+            viol, W = _worst_relaxed(P, Yf, Q, d_true, W)
+        active = viol > 0
+        Dw, Dt = P[active] - W[active], D_true[active]
+        grad = Q + (C / n) * (Dt.T @ Dt - Dw.T @ Dw)
         Q = Q - grad / t                                   # step 1/t: the objective is 1-strongly convex
         w, U = np.linalg.eigh((Q + Q.T) / 2)
         Q = (U * np.maximum(w, 0.0)) @ U.T                 # projection onto the PSD cone
@@ -100,7 +131,8 @@ class MaxMarginOutputCoding(MultiLabelClassifier):
         Folds of the out-of-fold ridge predictions used to learn the metric.
     C, Cs, cv : the label classifiers' inverse L2 strength (or "cv": per-label internal CV).
     max_labels : int
-        Refuse more labels than this (decoding enumerates 2^L vectors).
+        Largest label count solved exactly by enumerating the 2^L label vectors; more labels use
+        the box relaxation (0 forces the relaxation).
     random_state : int, RandomState or None
     """
 
@@ -124,7 +156,6 @@ class MaxMarginOutputCoding(MultiLabelClassifier):
         X, Y = self._validate_fit(X, Y)
         check_Cs(self.C, self.Cs)
         n, L = Y.shape
-        check_max_labels("mmoc", L, self.max_labels)
         if float(self.decoding) < 0 or float(self.margin_C) <= 0 or int(self.n_iter) < 1:
             raise ConfigError("mmoc needs decoding >= 0, margin_C > 0 and n_iter >= 1")
         if int(self.cv_folds) < 2:
@@ -139,33 +170,54 @@ class MaxMarginOutputCoding(MultiLabelClassifier):
         folds = KFold(int(self.cv_folds), shuffle=True, random_state=rng.randint(2**31 - 1))
         P = np.asarray(cross_val_predict(ridge, X, Y.astype(np.float64), cv=folds)).reshape(n, L)
         self.ridge_ = ridge.fit(X, Y.astype(np.float64))
-        self.Q_ = learn_metric(P, Y, float(self.margin_C), int(self.n_iter), rng)
+        exact = L <= int(self.max_labels)
+        self.Q_ = learn_metric(P, Y, float(self.margin_C), int(self.n_iter), rng, exact=exact)
         self.fit_info_ = {"code_rank": int(np.sum(np.linalg.eigvalsh(self.Q_) > 1e-8)),
-                          "C": self.C_.tolist()}
+                          "C": self.C_.tolist(), "inference": "exact" if exact else "relaxed"}
         return self
 
-    def _decoding_costs(self, X):
-        """(n, 2^L) decoding objective of every label vector, and the vectors."""
+    def _decoding_terms(self, X):
+        """The decoding objective's linear term lp0 - lp1 (n, L) and ridge predictions p(x) (n, L):
+        cost(y) = (lp0 - lp1) . y + lambda d_Q(p(x), y) + const."""
         X = self._validate_predict(X)
-        allY = all_label_vectors(self.n_labels_).astype(np.float64)
         logit = np.asarray(X @ self.lr_coef_.T) + self.lr_intercept_
         P = np.asarray(self.ridge_.predict(X)).reshape(X.shape[0], -1)
-        lp1, lp0 = log_sigmoid(logit), log_sigmoid(-logit)
-        out = np.empty((X.shape[0], len(allY)))
+        return log_sigmoid(-logit) - log_sigmoid(logit), P
+
+    def _decoding_costs(self, X):
+        """(n, 2^L) decoding objective of every label vector (up to a per-row constant), and the
+        vectors."""
+        lin, P = self._decoding_terms(X)
+        allY = all_label_vectors(self.n_labels_).astype(np.float64)
+        out = np.empty((len(P), len(allY)))
         step = max(1, _ROWS_TIMES_VECTORS // len(allY))
-        for s in range(0, X.shape[0], step):
+        for s in range(0, len(P), step):
             sl = slice(s, s + step)
-            nll = -(lp1[sl] @ allY.T + lp0[sl] @ (1.0 - allY).T)
-            out[sl] = nll + float(self.decoding) * code_distances(P[sl], self.Q_, allY)
+            out[sl] = lin[sl] @ allY.T + float(self.decoding) * code_distances(P[sl], self.Q_, allY)
         return out, allY
 
+    def _relaxed_decode(self, X):
+        """Box relaxation, rounding and single flips: (0/1 vectors, flip gains at them)."""
+        lin, P = self._decoding_terms(X)
+        lam = float(self.decoding)
+        Y0 = np.rint(relaxed_minimise(lin, P, self.Q_, lam))
+        return flip_descent(lin, P, self.Q_, lam, Y0)
+
+    def _exact(self):
+        return self.n_labels_ <= int(self.max_labels)
+
     def predict(self, X):
-        """argmin_y of the decoding objective (exact enumeration)."""
+        """argmin_y of the decoding objective (exact enumeration, or the relaxation beyond
+        ``max_labels``)."""
+        if not self._exact():
+            return self._relaxed_decode(X)[0].astype(int)
         cost, allY = self._decoding_costs(X)
         return allY[cost.argmin(axis=1)].astype(int)
 
     def decision_function(self, X):
         """Per label: best cost with the label off minus best cost with it on (> 0: predicted on)."""
+        if not self._exact():
+            return -self._relaxed_decode(X)[1]
         cost, allY = self._decoding_costs(X)
         on = allY.astype(bool)
         off_best = np.stack([cost[:, ~on[:, i]].min(axis=1) for i in range(allY.shape[1])], axis=1)
