@@ -1,4 +1,4 @@
-"""Probabilistic classifier chains (PCC) and their ensemble (EPCC), with exact inference.
+"""Probabilistic classifier chains (PCC) and their ensemble (EPCC), exact up to ``max_labels`` labels.
 
 Dembczynski, Cheng & Huellermeier, "Bayes optimal multilabel classification via probabilistic
 classifier chains" (ICML 2010).  A chain with order (o_1, ..., o_L) factorises the joint conditional
@@ -8,8 +8,10 @@ by the product rule (MC paper, Eq. 2):
 
 each factor an L2 logistic regression fitted on the true previous labels.  Unlike a classifier
 chain's greedy pass, PCC predicts the joint mode (Eq. 1, Bayes optimal for subset 0/1 loss) by
-enumerating all 2^L label vectors, so it refuses more than ``max_labels`` labels (default 15:
-32768 vectors per row).  ``predict_proba`` gives the exact marginals; ``joint_log_proba`` log P(y|x).
+enumerating all 2^L label vectors up to ``max_labels`` labels (default 15: 32768 vectors per row);
+``predict_proba`` gives the exact marginals there.  Beyond, the mode is found by beam search (width
+``BEAM_WIDTH``) and the marginals by ancestral sampling (``MARGINAL_SAMPLES`` draws, seeded at fit):
+see :mod:`._chain_search`.  ``joint_log_proba`` is log P(y|x), exact at any L.
 
 EPCC averages the joint distributions of ``n_estimators`` PCCs (10 in the MC paper), each with a
 random label order and, like ECC (Read et al. 2011), a bootstrap sample of the training rows; its
@@ -31,9 +33,14 @@ from mlbench.methods.probabilistic._logistic import (DEFAULT_CS, JOINT_MODE_XFAI
                                                      fit_logistic, hstack, log_sigmoid,
                                                      single_blas_thread)
 from mlbench.methods.registry import register
+from mlbench.methods.transformation._chain_search import mixture_mode, sampled_marginals
 
-#: rows x label vectors held at once during enumeration
+#: rows x label vectors held at once during enumeration (and rows x samples x labels when sampling)
 _ROWS_TIMES_VECTORS = 2_000_000
+#: beam width of the joint-mode search beyond ``max_labels`` labels (Kumar et al. 2013 use 1-15)
+BEAM_WIDTH = 15
+#: ancestral samples per row for the marginals beyond ``max_labels`` labels (s.e. <= 0.016)
+MARGINAL_SAMPLES = 1000
 
 def check_max_labels(method, L, max_labels):
     """Refuse to enumerate all 2^L label vectors when L exceeds ``max_labels`` (ConfigError)."""
@@ -102,7 +109,8 @@ class ProbabilisticClassifierChain(MultiLabelClassifier):
     C, Cs, cv : inverse L2 strength (or "cv": per-label internal CV over ``Cs`` with ``cv`` folds).
     order : "label", "random" or a permutation of the labels.
     max_labels : int
-        Refuse data with more labels than this (exact inference enumerates 2^L vectors).
+        Largest label count with exact inference by enumerating the 2^L vectors; beyond it, beam
+        search for the mode and sampled marginals (0 forces them).
     random_state : int, RandomState or None
     """
 
@@ -118,7 +126,9 @@ class ProbabilisticClassifierChain(MultiLabelClassifier):
 
     def _check(self, L):
         check_Cs(self.C, self.Cs)
-        check_max_labels(type(self).__name__, L, self.max_labels)
+
+    def _exact(self):
+        return self.n_labels_ <= int(self.max_labels)
 
     def _order(self, L, rng):
         if isinstance(self.order, str):
@@ -140,6 +150,7 @@ class ProbabilisticClassifierChain(MultiLabelClassifier):
         self.C_ = choose_C(X, Y, self.C, self.Cs, self.cv, random_state=rng.randint(2**31 - 1))
         self.chains_ = [_Chain.fit(X, Y, self._order(Y.shape[1], rng), self.C_)]
         self.fit_info_ = {"C": self.C_.tolist()}
+        self.sample_seed_ = rng.randint(2**31 - 1)     # drawn last: earlier draws stay as they were
         return self
 
     def _joint_all(self, X):
@@ -156,12 +167,20 @@ class ProbabilisticClassifierChain(MultiLabelClassifier):
         return out, all_label_vectors(self.n_labels_)
 
     def predict(self, X):
-        """The joint mode argmax_y P(y | x), found by enumeration."""
+        """The joint mode argmax_y P(y | x): by enumeration, or beam search beyond ``max_labels``."""
+        if not self._exact():
+            return mixture_mode(self.chains_, self._validate_predict(X), BEAM_WIDTH)[0]
         J, allY = self._joint_all(X)
         return allY[J.argmax(axis=1)].astype(int)
 
     def predict_proba(self, X):
-        """Exact marginals P(y_i = 1 | x), shape (n, L)."""
+        """Marginals P(y_i = 1 | x), shape (n, L): exact, or sampled beyond ``max_labels``."""
+        if not self._exact():
+            X = self._validate_predict(X)
+            step = max(1, _ROWS_TIMES_VECTORS // (MARGINAL_SAMPLES * self.n_labels_))
+            return np.vstack([sampled_marginals(self.chains_, X[s:s + step], MARGINAL_SAMPLES,
+                                                self.sample_seed_ + s)
+                              for s in range(0, X.shape[0], step)])
         J, allY = self._joint_all(X)
         return np.exp(J - logsumexp(J, axis=1, keepdims=True)) @ allY
 
@@ -199,11 +218,13 @@ class EnsembleProbabilisticClassifierChains(ProbabilisticClassifierChain):
             rows = rng.randint(n, size=n) if self.bootstrap else np.arange(n)
             self.chains_.append(_Chain.fit(X[rows], Y[rows], order, self.C_))
         self.fit_info_ = {"C": self.C_.tolist(), "orders": [c.order.tolist() for c in self.chains_]}
+        self.sample_seed_ = rng.randint(2**31 - 1)
         return self
 
 
 register("pcc", ProbabilisticClassifierChain, family="transformation", paper="mc",
-         description="probabilistic classifier chain, L2 LR, exact joint-mode inference over 2^L vectors")
+         description="probabilistic classifier chain, L2 LR, exact joint mode over 2^L vectors "
+                     "(beam search beyond 15 labels)")
 register("epcc", EnsembleProbabilisticClassifierChains, family="transformation", paper="mc",
          params={"n_estimators": 10},
          description="ensemble of 10 PCCs (random orders, bootstrap), mode of the averaged joint")
