@@ -40,6 +40,7 @@ import numpy as np
 from sklearn.linear_model import Ridge
 from sklearn.model_selection import KFold, cross_val_predict
 from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
 
 from mlbench.errors import ConfigError
 from mlbench.methods.base import MultiLabelClassifier
@@ -204,6 +205,7 @@ class MaxMarginOutputCoding(MultiLabelClassifier):
         return flip_descent(lin, P, self.Q_, lam, Y0)
 
     def _exact(self):
+        check_is_fitted(self)
         return self.n_labels_ <= int(self.max_labels)
 
     def predict(self, X):

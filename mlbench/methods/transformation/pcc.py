@@ -128,6 +128,7 @@ class ProbabilisticClassifierChain(MultiLabelClassifier):
         check_Cs(self.C, self.Cs)
 
     def _exact(self):
+        check_is_fitted(self)
         return self.n_labels_ <= int(self.max_labels)
 
     def _order(self, L, rng):
