@@ -37,22 +37,18 @@ def chain_order(order, n_labels, random_state):
     return perm
 
 
-def _augment(X, n_extra):
-    """X with ``n_extra`` zero columns appended (CSR stays sparse; columns are filled in place)."""
-    if sp.issparse(X):
-        return X.tocsr(), np.zeros((X.shape[0], n_extra))
-    out = np.zeros((X.shape[0], X.shape[1] + n_extra))
-    out[:, :X.shape[1]] = X
-    return out, None
+def _known_prefixes(X, Yo):
+    """The inputs of chain positions 0..L-1 when every chained label is known (training, the joint
+    likelihood): x plus the first j columns of ``Yo``, as a generator.
 
-
-def _prefix(X, extra, X_aug, n_features, j):
-    """The input of chain position j: x plus the first j chained label columns."""
-    if extra is None:
-        return X_aug[:, :n_features + j]
-    if j == 0:
-        return X
-    return sp.hstack([X, sp.csr_matrix(extra[:, :j])], format="csr")
+    The augmented design is built once and each position takes a leading-column slice: a view of
+    one dense array, or of one CSC matrix (O(nnz) per slice; rebuilding the label block per
+    position cost O(n L^2) and was most of a sparse chain's fit).
+    """
+    m = X.shape[1]
+    full = (sp.hstack([X, sp.csr_matrix(Yo)], format="csc") if sp.issparse(X)
+            else np.hstack([X, Yo]))
+    return (full[:, :m + j] for j in range(Yo.shape[1]))
 
 
 class ClassifierChain(MultiLabelClassifier):
@@ -84,37 +80,30 @@ class ClassifierChain(MultiLabelClassifier):
         self.scores_kind_ = scores_kind(self.base, self.base_params)
         self.threshold_ = 0.5 if self.scores_kind_ == "proba" else 0.0
         seeds = draw_seeds(rng, L)
-        Yo = Y[:, self.order_].astype(np.float64)
-        X_aug, extra = _augment(X, L)
-        n_features = X.shape[1]
-        if extra is None:
-            X_aug[:, n_features:] = Yo
-        else:
-            extra[:] = Yo
-        self.estimators_ = [
-            fit_binary(self.base, self.base_params, _prefix(X, extra, X_aug, n_features, j),
-                       Y[:, self.order_[j]], seeds[j])
-            for j in range(L)
-        ]
+        inputs = _known_prefixes(X, Y[:, self.order_].astype(np.float64))
+        self.estimators_ = [fit_binary(self.base, self.base_params, Xj, Y[:, self.order_[j]], seeds[j])
+                            for j, Xj in enumerate(inputs)]
         return self
 
     def _run_chain(self, X):
         """Walk the chain once: (0/1 predictions, scores), both (n, L) in the label order of Y."""
         X = self._validate_predict(X)
-        L = len(self.estimators_)
-        n_features = X.shape[1]
-        X_aug, extra = _augment(X, L)
+        L, m = len(self.estimators_), X.shape[1]
+        sparse = sp.issparse(X)
+        # sparse: a CSC matrix that grows by one predicted column per position (O(nnz) each)
+        cur = X.tocsc() if sparse else np.hstack([X, np.zeros((X.shape[0], L))])
         pred = np.zeros((X.shape[0], L), dtype=int)
         scores = np.zeros((X.shape[0], L))
         for j, est in enumerate(self.estimators_):
-            Xj = _prefix(X, extra, X_aug, n_features, j)
+            Xj = cur if sparse else cur[:, :m + j]
             yj = est.predict(Xj)
             scores[:, self.order_[j]] = binary_scores(est, Xj, self.scores_kind_)
             pred[:, self.order_[j]] = yj
-            if extra is None:
-                X_aug[:, n_features + j] = yj
+            if sparse:
+                cur = sp.hstack([cur, sp.csc_matrix(np.asarray(yj, dtype=np.float64)[:, None])],
+                                format="csc")
             else:
-                extra[:, j] = yj
+                cur[:, m + j] = yj
         return pred, scores
 
     @available_if(_uses("proba"))
@@ -126,16 +115,9 @@ class ClassifierChain(MultiLabelClassifier):
         """
         X = self._validate_predict(X)
         Y = check_multilabel_Y(Y, X.shape[0])
-        L = len(self.estimators_)
-        X_aug, extra = _augment(X, L)
-        Yo = Y[:, self.order_].astype(np.float64)
-        if extra is None:
-            X_aug[:, X.shape[1]:] = Yo
-        else:
-            extra[:] = Yo
+        inputs = _known_prefixes(X, Y[:, self.order_].astype(np.float64))
         out = np.zeros(X.shape[0])
-        for j, est in enumerate(self.estimators_):
-            Xj = _prefix(X, extra, X_aug, X.shape[1], j)
+        for j, (est, Xj) in enumerate(zip(self.estimators_, inputs)):
             out += label_log_likelihood(est, Xj, Y[:, self.order_[j]])
         return out
 
