@@ -1,0 +1,113 @@
+"""What a cell costs: a model fitted on past results, for scheduling and run-time estimates.
+
+A cell's cost is its recorded ``fit_seconds + predict_seconds`` (wall seconds of one core: every
+cell runs in its own single-threaded process).  :class:`CostModel` predicts it for a method on a
+dataset of shape (rows, features, labels) from the ``ok`` rows of earlier results files:
+
+1. the median of the rows of the same method on the same shape, when there are any;
+2. else, for a method seen on several shapes, a per-method power law in the problem size
+   s = rows x features x labels, ``log t = a + b log s`` by least squares, the exponent clipped to
+   [0.5, 2] (a single shape gives b = 1 through it);
+3. else (a method never seen), the same power law fitted on every method's rows.
+
+Costs are only a ranking and an estimate: the scheduler runs the largest predicted cells first, so
+that two cores are not left with one long cell each at the end of a grid, and ``run --dry-run``
+prints the totals.  No result depends on them.
+"""
+from __future__ import annotations
+
+import glob
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+_COLUMNS = ["method", "status", "fit_seconds", "predict_seconds", "n_train", "n_features",
+            "n_labels"]
+
+
+def _log_size(n_train, n_features, n_labels):
+    return float(np.log(max(n_train, 1)) + np.log(max(n_features, 1)) + np.log(max(n_labels, 1)))
+
+
+@dataclass
+class _Law:
+    a: float
+    b: float
+
+    @classmethod
+    def fit(cls, log_s, log_t):
+        if len(set(np.round(log_s, 6))) < 2:
+            return cls(float(np.median(log_t) - np.median(log_s)), 1.0)
+        b, a = np.polyfit(log_s, log_t, 1)
+        b = float(np.clip(b, 0.5, 2.0))
+        return cls(float(np.median(log_t - b * log_s)), b)
+
+    def __call__(self, log_s):
+        return float(np.exp(self.a + self.b * log_s))
+
+
+class CostModel:
+    """Predicted seconds per cell (see the module docstring); :meth:`from_csvs` builds one."""
+
+    def __init__(self, rows):
+        """``rows``: a pandas DataFrame with the results columns of ``_COLUMNS`` (ok rows only)."""
+        self.rows = rows
+        if len(rows):
+            t = np.log(np.maximum(rows["fit_seconds"] + rows["predict_seconds"], 1e-3))
+            s = np.array([_log_size(*r) for r in rows[["n_train", "n_features", "n_labels"]]
+                          .itertuples(index=False)])
+            self._exact = (rows.assign(t=rows["fit_seconds"] + rows["predict_seconds"])
+                           .groupby(["method", "n_train", "n_features", "n_labels"])["t"].median()
+                           .to_dict())
+            self._laws = {m: _Law.fit(s[idx], t.to_numpy()[idx])
+                          for m, idx in rows.groupby("method").indices.items()}
+            self._pooled = _Law.fit(s, t.to_numpy())
+        else:
+            self._exact, self._laws, self._pooled = {}, {}, None
+
+    @classmethod
+    def from_csvs(cls, paths):
+        """A model from every readable results CSV in ``paths`` (missing or foreign files are
+        ignored: the model only orders and estimates)."""
+        import pandas as pd
+
+        frames = []
+        for path in paths:
+            try:
+                df = pd.read_csv(path, usecols=lambda c: c in _COLUMNS, on_bad_lines="skip",
+                                 low_memory=False)
+            except (OSError, ValueError, pd.errors.ParserError, UnicodeDecodeError):
+                continue
+            if set(_COLUMNS) <= set(df.columns):
+                frames.append(df[_COLUMNS])
+        rows = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=_COLUMNS)
+        rows = rows[rows["status"] == "ok"]
+        for c in _COLUMNS[2:]:
+            rows[c] = pd.to_numeric(rows[c], errors="coerce")
+        rows = rows.dropna()
+        return cls(rows.reset_index(drop=True))
+
+    @property
+    def known(self):
+        return self._pooled is not None
+
+    def seconds(self, method, n_train, n_features, n_labels):
+        """Predicted seconds of one cell; None when the model has seen no result at all."""
+        key = (method, n_train, n_features, n_labels)
+        if key in self._exact:
+            return float(self._exact[key])
+        law = self._laws.get(method, self._pooled)
+        return None if law is None else law(_log_size(n_train, n_features, n_labels))
+
+
+def shipped_results():
+    """The results CSVs shipped beside the package (``results/papers`` in a source checkout)."""
+    root = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "results")
+    return sorted(glob.glob(os.path.join(root, "papers", "*.csv")))
+
+
+def longest_first(items, cost):
+    """``items`` sorted by ``cost(item)`` descending (unknown costs last, ties in given order)."""
+    keyed = [(cost(it), i, it) for i, it in enumerate(items)]
+    return [it for c, i, it in sorted(keyed, key=lambda k: (k[0] is None, -(k[0] or 0.0), k[1]))]

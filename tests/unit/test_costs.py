@@ -1,0 +1,66 @@
+"""Tests of the cell cost model (exact medians, per-method power laws, pooled fallback) and the
+longest-first order."""
+import numpy as np
+import pandas as pd
+
+from mlbench.experiment.costs import CostModel, longest_first, shipped_results
+
+
+def frame(rows):
+    return pd.DataFrame(rows, columns=["method", "status", "fit_seconds", "predict_seconds",
+                                       "n_train", "n_features", "n_labels"])
+
+
+def test_same_shape_gives_the_median_of_its_rows():
+    m = CostModel(frame([["a", "ok", 1.0, 0.0, 100, 10, 5], ["a", "ok", 3.0, 1.0, 100, 10, 5],
+                         ["a", "ok", 2.0, 0.5, 100, 10, 5]]))
+    assert m.seconds("a", 100, 10, 5) == 2.5
+
+
+def test_power_law_recovers_the_exponent_and_unseen_methods_use_the_pooled_law():
+    sizes = [(100, 10, 5), (400, 20, 5), (1000, 50, 10), (3000, 100, 20)]
+    rows = [["a", "ok", 2.0 * (n * d * L) ** 1.3, 0.0, n, d, L] for n, d, L in sizes]
+    m = CostModel(frame(rows))
+    got = m.seconds("a", 2000, 80, 7)
+    assert np.isclose(got, 2.0 * (2000 * 80 * 7) ** 1.3, rtol=1e-6)
+    assert np.isclose(m.seconds("never-seen", 2000, 80, 7), got, rtol=1e-6)
+
+
+def test_one_shape_scales_linearly_and_an_empty_model_knows_nothing():
+    m = CostModel(frame([["a", "ok", 4.0, 0.0, 100, 10, 5]]))
+    assert np.isclose(m.seconds("a", 200, 10, 5), 8.0)
+    empty = CostModel.from_csvs([])
+    assert not empty.known and empty.seconds("a", 1, 1, 1) is None
+
+
+def test_from_csvs_skips_missing_foreign_and_failed_rows(tmp_path):
+    good = tmp_path / "r.csv"
+    frame([["a", "ok", 1.0, 0.0, 10, 2, 2], ["a", "error", 99.0, 0.0, 10, 2, 2]]).to_csv(good, index=False)
+    foreign = tmp_path / "x.csv"
+    foreign.write_text("just,some\n1,2\n")
+    m = CostModel.from_csvs([good, foreign, tmp_path / "missing.csv"])
+    assert m.seconds("a", 10, 2, 2) == 1.0
+
+
+def test_longest_first_puts_unknown_costs_last_and_keeps_ties_in_order():
+    costs = {"a": 1.0, "b": None, "c": 5.0, "d": 1.0}
+    assert longest_first(list("abcd"), costs.get) == ["c", "a", "d", "b"]
+
+
+def test_shipped_results_predict_held_out_datasets_within_an_order_of_magnitude():
+    """Leave one dataset out of the shipped paper results: the median error of the predicted
+    seconds of its cells is within a factor of 10 (the model only ranks cells)."""
+    paths = shipped_results()
+    rows = CostModel.from_csvs(paths).rows
+    shapes = rows.drop_duplicates(["n_train", "n_features", "n_labels"])
+    errors = []
+    for _, s in shapes.head(6).iterrows():
+        same = ((rows.n_train == s.n_train) & (rows.n_features == s.n_features)
+                & (rows.n_labels == s.n_labels))
+        m = CostModel(rows[~same].reset_index(drop=True))
+        held = rows[same]
+        pred = np.array([m.seconds(r.method, r.n_train, r.n_features, r.n_labels)
+                         for r in held.itertuples()])
+        errors.extend(np.abs(np.log10(pred / np.maximum(held.fit_seconds + held.predict_seconds,
+                                                         1e-3))))
+    assert np.median(errors) < 1.0
