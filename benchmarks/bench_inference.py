@@ -1,6 +1,6 @@
 """Benchmark of the inference used beyond ``max_labels`` labels against exact enumeration.
 
-    MLBENCH_MIRROR=../shared/datasets .venv/bin/python benchmarks/bench_inference.py [--datasets emotions,scene,yeast] [--large enron] [--methods mmoc,pcc,epcc]
+    MLBENCH_MIRROR=../shared/datasets .venv/bin/python benchmarks/bench_inference.py [--datasets emotions,scene,yeast] [--large enron] [--methods mmoc,pcc,epcc,mlcrf]
 
 For each small dataset (standardised, one seeded 90/10 split, the mc protocol's settings) and
 method: one fit, its test part decoded both ways (``max_labels=0`` forces the approximation) — the
@@ -71,7 +71,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", default="emotions,scene,yeast")
     ap.add_argument("--large", default="enron")
-    ap.add_argument("--methods", default="mmoc,pcc,epcc")
+    ap.add_argument("--methods", default="mmoc,pcc,epcc,mlcrf")
     args = ap.parse_args()
     methods = [m for m in args.methods.split(",") if m]
     for name in filter(None, args.datasets.split(",")):

@@ -42,13 +42,6 @@ BEAM_WIDTH = 15
 #: ancestral samples per row for the marginals beyond ``max_labels`` labels (s.e. <= 0.016)
 MARGINAL_SAMPLES = 1000
 
-def check_max_labels(method, L, max_labels):
-    """Refuse to enumerate all 2^L label vectors when L exceeds ``max_labels`` (ConfigError)."""
-    if L > int(max_labels):
-        raise ConfigError(f"{method} enumerates all 2^L label vectors and refuses L = {L} > "
-                          f"max_labels = {max_labels} (raise max_labels to force it)")
-
-
 def all_label_vectors(L):
     """Every 0/1 vector of length L, shape (2^L, L), in binary counting order (label 0 the top bit)."""
     codes = np.arange(2 ** L)
