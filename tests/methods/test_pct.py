@@ -34,6 +34,11 @@ def _summed_entropy(Y):
     return np.nan_to_num(h).sum()
 
 
+def _first_tree(forest):
+    """The first tree's structure (a variance forest keeps only its compact form after the fit)."""
+    return forest.compact_.skeletons[0] if hasattr(forest, "compact_") else forest.estimators_[0].tree_
+
+
 @pytest.mark.parametrize("split,impurity", [("variance", _summed_variance),
                                             ("entropy", _summed_entropy)])
 def test_root_split_minimises_summed_label_heuristic(split, impurity):
@@ -41,7 +46,7 @@ def test_root_split_minimises_summed_label_heuristic(split, impurity):
                          random_state=0)
     forest.set_params(bootstrap=False)  # the whole sample, so the brute force sees the same data
     fit_forest(forest, X, Y)
-    tree = forest.estimators_[0].tree_
+    tree = _first_tree(forest)
     f, t = _best_split(X, Y.astype(float), impurity)
     assert tree.feature[0] == f
     assert tree.threshold[0] == pytest.approx(t)
@@ -52,7 +57,7 @@ def test_leaf_keeps_fraction_of_positives_per_label():
                          random_state=0)
     forest.set_params(bootstrap=False)
     fit_forest(forest, X, Y)
-    tree = forest.estimators_[0].tree_
+    tree = _first_tree(forest)
     left = X[:, tree.feature[0]] <= tree.threshold[0]
     P = forest_proba(forest, X)
     np.testing.assert_allclose(P[left][0], Y[left].mean(axis=0))
@@ -87,3 +92,32 @@ def test_constant_label_and_single_label():
 def test_bad_split_name_is_a_config_error():
     with pytest.raises(ConfigError):
         MultiLabelForest(split="gini").fit(X, Y)
+
+
+@pytest.mark.parametrize("randomization", ["rf", "erf"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_compact_forest_predicts_scikit_learns_numbers_bit_for_bit(randomization, sparse):
+    import scipy.sparse as sps
+    from mlbench.methods.trees.pct import CompactForest, make_forest
+
+    r = np.random.RandomState(7)
+    X = r.rand(300, 12)
+    X[X < 0.5] = 0.0
+    Y = (r.rand(300, 9) < 0.2).astype(np.float64)
+    Xin = sps.csr_matrix(X) if sparse else X
+    forest = make_forest("variance", randomization, n_estimators=8, random_state=1).fit(Xin, Y)
+    compact = CompactForest(forest)
+    np.testing.assert_array_equal(compact.predict(Xin[:150]), forest.predict(Xin[:150]))
+    full = sum(e.tree_.value.nbytes + e.tree_.__getstate__()["nodes"].nbytes
+               for e in forest.estimators_)
+    assert compact.nbytes() < full
+
+
+def test_fitted_variance_forest_keeps_only_the_compact_form():
+    from mlbench.methods.trees.pct import MultiLabelForest
+
+    r = np.random.RandomState(3)
+    X, Y = r.rand(120, 5), (r.rand(120, 4) < 0.3).astype(int)
+    m = MultiLabelForest(n_estimators=5, random_state=0).fit(X, Y)
+    assert not hasattr(m.forest_, "estimators_") and hasattr(m.forest_, "compact_")
+    assert m.predict_proba(X).shape == (120, 4)

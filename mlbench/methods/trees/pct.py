@@ -28,13 +28,22 @@ How this maps exactly onto scikit-learn (checked against sklearn/tree/_criterion
   impurity is ``(1/L) sum_j H(y_j)`` (per-output entropies summed, divided by L), i.e. the ML-C4.5
   heuristic up to a constant factor.  (Unlike C4.5 there is no gain ratio and no pruning; the same
   holds for the other engineers' ``c45`` base learner.)
+
+Memory.  scikit-learn's regression tree keeps a dense float64 value per node and label, internal
+nodes included: about 1 GB per 100 fully grown trees at 374 labels.  A fitted variance forest is
+therefore kept as a :class:`CompactForest`: each tree's structure without values (for ``apply``)
+and its leaves' label vectors as one sparse matrix.  A leaf holds the mean of its few training
+rows, so most of its labels are 0.  The prediction is bit for bit scikit-learn's (the same leaf
+values added tree by tree in the same order, then divided by the number of trees).
 """
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.ensemble import (ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
                               RandomForestRegressor)
-from sklearn.utils import check_random_state
+from sklearn.tree._tree import Tree
+from sklearn.utils import check_array, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from mlbench.errors import ConfigError
@@ -71,21 +80,61 @@ def make_forest(split, randomization, *, n_estimators, max_depth=None, max_featu
     return _ESTIMATORS[split, randomization](**kw)
 
 
+class CompactForest:
+    """A fitted variance forest's trees as structure + sparse leaf vectors (see module doc)."""
+
+    def __init__(self, forest):
+        self.skeletons, self.leaf_values = [], []
+        for est in forest.estimators_:
+            state = est.tree_.__getstate__()
+            values = state["values"][:, :, 0].copy()                  # (nodes, L)
+            values[state["nodes"]["left_child"] != -1] = 0.0          # only leaves are ever read
+            self.leaf_values.append(sp.csr_matrix(values))
+            skeleton = Tree(est.tree_.n_features, np.ones(1, dtype=np.intp), 1)
+            skeleton.__setstate__({**state, "values": np.zeros((len(values), 1, 1))})
+            self.skeletons.append(skeleton)
+
+    def predict(self, X):
+        """The average of the trees' leaf vectors, (n, L) (scikit-learn's order of operations)."""
+        X = check_array(X, dtype=np.float32, accept_sparse="csr")
+        if sp.issparse(X):   # the trees' Cython apply reads 32-bit sparse indices
+            X.indices, X.indptr = X.indices.astype(np.intc), X.indptr.astype(np.intc)
+        out = np.zeros((X.shape[0], self.leaf_values[0].shape[1]))
+        for skeleton, values in zip(self.skeletons, self.leaf_values):
+            out += values[skeleton.apply(X)].toarray()
+        out /= len(self.skeletons)
+        return out
+
+    def nbytes(self):
+        """Bytes held by the leaf vectors and the node arrays."""
+        return sum(v.data.nbytes + v.indices.nbytes + v.indptr.nbytes for v in self.leaf_values) + \
+            sum(s.__getstate__()["nodes"].nbytes for s in self.skeletons)
+
+
+def _is_variance(forest):
+    return isinstance(forest, (RandomForestRegressor, ExtraTreesRegressor))
+
+
 def fit_forest(forest, X, Y):
-    """Fit ``forest`` (from :func:`make_forest`) on the 0/1 matrix ``Y`` (n, L); returns it."""
-    target = Y.astype(np.float64) if isinstance(forest, (RandomForestRegressor,
-                                                         ExtraTreesRegressor)) else Y
+    """Fit ``forest`` (from :func:`make_forest`) on the 0/1 matrix ``Y`` (n, L); returns it.
+
+    A variance forest keeps only its :class:`CompactForest` (attribute ``compact_``): its
+    scikit-learn trees are dropped after the fit.
+    """
+    target = Y.astype(np.float64) if _is_variance(forest) else Y
     if target.shape[1] == 1:  # scikit-learn wants a 1-D target for a single output
         target = target[:, 0]
     forest.fit(X, target)
+    if _is_variance(forest):
+        forest.compact_ = CompactForest(forest)
+        del forest.estimators_
     return forest
 
 
 def forest_proba(forest, X):
     """Per-label probability (n, L): the average over trees of the leaves' fractions of positives."""
-    if isinstance(forest, (RandomForestRegressor, ExtraTreesRegressor)):
-        out = forest.predict(X)
-        out = out.reshape(len(out), -1)
+    if _is_variance(forest):
+        out = forest.compact_.predict(X)
         return np.clip(out, 0.0, 1.0)
     probas = forest.predict_proba(X)
     if not isinstance(probas, list):
