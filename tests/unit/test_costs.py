@@ -64,3 +64,25 @@ def test_shipped_results_predict_held_out_datasets_within_an_order_of_magnitude(
         errors.extend(np.abs(np.log10(pred / np.maximum(held.fit_seconds + held.predict_seconds,
                                                          1e-3))))
     assert np.median(errors) < 1.0
+
+
+def test_committed_costs_table_is_current():
+    """results/papers/COSTS.md is what `mlbench costs` makes of the committed results files
+    (regenerate it with `mlbench costs -o results/papers/COSTS.md` after a paper run)."""
+    import os
+
+    from mlbench.experiment.costs import costs_markdown
+
+    paths = shipped_results()
+    root = os.path.dirname(os.path.dirname(os.path.dirname(paths[0])))
+    with open(os.path.join(root, "results", "papers", "COSTS.md"), encoding="utf-8") as fh:
+        assert fh.read() == costs_markdown(paths, root=root) + "\n"
+
+
+def test_costs_command_writes_the_table(cli, tmp_path):
+    src = tmp_path / "r.csv"
+    frame([["a", "ok", 1.5, 0.5, 10, 2, 2]]).assign(dataset="toy", peak_memory_mb=12.0) \
+        .to_csv(src, index=False)
+    out = tmp_path / "COSTS.md"
+    code, _, err = cli(["costs", src, "-o", out])
+    assert code == 0 and "| a | 2.0 s / 12 MB |" in out.read_text()
