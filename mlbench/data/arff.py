@@ -17,6 +17,7 @@ import bz2
 import gzip
 import lzma
 import re
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -71,9 +72,23 @@ def read_bytes(path) -> bytes:
             return gzip.decompress(raw)
         if raw[:6] == b"\xfd7zXZ\x00":
             return lzma.decompress(raw)
-    except (OSError, EOFError, lzma.LZMAError, ValueError) as exc:
-        raise DataError(f"{path}: corrupt compressed file ({exc})") from None
+    except (OSError, EOFError, lzma.LZMAError, ValueError, zlib.error) as exc:
+        raise DataError(f"{path}:1:1: corrupt compressed file ({shorten(str(exc))})") from None
     return raw
+
+
+def shorten(token, width: int = 40) -> str:
+    """``token`` (str or bytes) as a one-line repr of at most about ``width`` characters."""
+    if isinstance(token, bytes):
+        token = token.decode("utf-8", errors="replace")
+    token = token if len(token) <= width else token[:width - 3] + "..."
+    return repr(token)
+
+
+def _token_at(text: bytes, offset: int) -> bytes:
+    """The bytes from ``offset`` up to the next delimiter (the offending token of an error)."""
+    m = re.compile(rb"[^,}\n]{0,60}").match(text, offset)
+    return m.group(0).strip() if m else b""
 
 
 def _split_quoted(text: str, sep: str = ","):
@@ -122,6 +137,8 @@ def _escape(m):
     if code in _ESC:
         return _ESC[code]
     if code.isdigit():  # \d is chr(d); \ddd (two or three digits) is octal, as in liac-arff
+        if len(code) > 1 and not set(code) <= set("01234567"):
+            raise ValueError(f"bad octal escape \\{code}")
         return chr(int(code)) if len(code) == 1 else chr(int(code, 8))
     return code
 
@@ -157,6 +174,8 @@ def _parse_attribute(rest: str) -> Attribute:
             raise ValueError("nominal value list without a closing '}'")
         inner = type_[1:-1].strip()
         values = [unquote(v) for v in _split_quoted(inner)] if inner else []
+        if len(set(values)) != len(values):
+            raise ValueError("a nominal value is declared twice")
         return Attribute(name, NOMINAL, values, "nominal")
     word = type_.split(None, 1)[0].lower()
     if word not in _SIMPLE:
@@ -183,21 +202,26 @@ def parse_header(text: bytes, path: str = "<arff>"):
             continue
         key = line.split(None, 1)[0].lower()
         if key == "@relation":
-            relation = unquote(line.split(None, 1)[1]) if " " in line or "\t" in line else ""
+            try:
+                relation = unquote(line.split(None, 1)[1]) if len(line.split(None, 1)) > 1 else ""
+            except ValueError as exc:
+                raise DataError(f"{path}:{line_no}:1: malformed @relation: {exc} "
+                                f"({shorten(line)})") from None
         elif key == "@attribute":
             try:
                 attr = _parse_attribute(line.split(None, 1)[1] if len(line.split(None, 1)) > 1
                                         else "")
             except ValueError as exc:
-                raise DataError(f"{path}:{line_no}: malformed @attribute ({exc})") from None
+                raise DataError(f"{path}:{line_no}:1: malformed @attribute: {exc} "
+                                f"({shorten(line)})") from None
             attributes.append(attr)
         elif key == "@data":
             if not attributes:
-                raise DataError(f"{path}:{line_no}: @data before any @attribute")
+                raise DataError(f"{path}:{line_no}:1: @data before any @attribute")
             return relation, attributes, pos, line_no
         else:
-            raise DataError(f"{path}:{line_no}: unexpected header line {line[:40]!r}")
-    raise DataError(f"{path}: truncated ARFF: no @data section")
+            raise DataError(f"{path}:{line_no}:1: unexpected header line ({shorten(line)})")
+    raise DataError(f"{path}:{line_no}:1: truncated ARFF: no @data section")
 
 
 def _nominal_table(attributes):
@@ -237,22 +261,27 @@ def parse_arff(text: bytes, path: str = "<arff>", sparse: bool | None = None) ->
         values, n_rows, spans = _arff.parse_data(buf, start, line_no, kinds, first, count, offs,
                                                  lens, blob, sparse, n_lines, cap_values)
     except ValueError as exc:
-        line, _, msg = str(exc).partition("\t")
+        line, col, offset, msg = str(exc).split("\t", 3)
         msg = re.sub(r"#(\d+)", lambda m: repr(attributes[int(m.group(1))].name), msg)
-        raise DataError(f"{path}:{line}: malformed ARFF data: {msg}") from None
+        raise DataError(f"{path}:{line}:{col}: malformed ARFF data: {msg} "
+                        f"({shorten(_token_at(text, int(offset)))})") from None
     if sparse:
         rows, cols, vals = values
-        # a repeated index within one sparse row would be summed here (liac-arff keeps the last)
+        # the kernel rejects repeated or unsorted indices, so no entry is summed here
         X = sp.csr_matrix((vals, (rows, cols)), shape=(n_rows, len(attributes)))
-        X.sum_duplicates()
     else:
         X = values
     strings = {}
     slots = [j for j, a in enumerate(attributes) if a.kind == STRING]
     for s, j in enumerate(slots):
         col = []
-        for a, b in spans[:, s, :].tolist():
-            col.append(None if b < 0 else unquote(text[a:b].decode("utf-8", errors="replace")))
+        for i, (a, b) in enumerate(spans[:, s, :].tolist()):
+            try:
+                col.append(None if b < 0 else unquote(text[a:b].decode("utf-8", errors="replace")))
+            except ValueError as exc:  # an escape the kernel does not check in string values
+                line, col = text.count(b"\n", 0, a) + 1, a - text.rfind(b"\n", 0, a)
+                raise DataError(f"{path}:{line}:{col}: attribute "
+                                f"{attributes[j].name!r}: {exc} ({shorten(text[a:b])})") from None
         strings[j] = col
     return ArffData(str(path), relation, attributes, X, strings, sparse)
 
