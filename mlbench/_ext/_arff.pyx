@@ -394,6 +394,7 @@ cdef int _dense_row(Ctx* c, intp_t p, intp_t end, intp_t row) noexcept nogil:
     while True:
         if j >= c.n_attr:
             # count the surplus fields for the message
+            c.tok = p
             c.err_found = j + 1
             while p < end:
                 if c.buf[p] == b',':
@@ -411,10 +412,12 @@ cdef int _dense_row(Ctx* c, intp_t p, intp_t end, intp_t row) noexcept nogil:
             break
         if c.buf[p] == b'}':
             c.err_found = j
+            c.tok = p
             return E_FIELDS
         p += 1  # skip ','
     if j != c.n_attr:
         c.err_found = j
+        c.tok = p
         return E_FIELDS
     return E_OK
 

@@ -93,7 +93,7 @@ def test_compressed_files(tmp_path):
 
 
 @pytest.mark.parametrize("data, where, words", [
-    (b"1,0,1,1,red,s\n1,0,1\n", "13:5", "expected 6 values, found 3"),
+    (b"1,0,1,1,red,s\n1,0,1\n", "13:6", "expected 6 values, found 3"),
     (b"1,0,abc,1,red,s\n", "12:5", "'x': value is not a number ('abc')"),
     (b"1,0,1,1,purple,s\n", "12:9", "'colour': value not in its declared nominal list ('purple')"),
     (b"1,0,1,1,'red,s\n", "12:9", "unterminated quoted value"),

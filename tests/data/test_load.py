@@ -181,13 +181,13 @@ def test_cli_malformed_arff(env, monkeypatch, cli):
     bad = TOY_ARFF.replace(b"1.5,b,0,1", b"1.5,b,0")
     add_toy(monkeypatch, env / "mirror", arff=bad, pinned_arff=sha(bad))
     code, _, msg = cli(["fetch", "toy", "--mirror", str(env / "mirror")])
-    assert code == 2 and "toy.arff:8: malformed ARFF data: expected 4 values, found 3" in msg
+    assert code == 2 and "toy.arff:8:8: malformed ARFF data: expected 4 values, found 3" in msg
     assert not (env / "data" / "toy.npz").exists()
 
 
 @pytest.mark.parametrize("cut, words", [
-    (b"@attribute L2", "toy.arff: truncated ARFF: no @data section"),
-    (b",0,1\n2.5", "toy.arff:8: malformed ARFF data: expected 4 values, found 2"),
+    (b"@attribute L2", "toy.arff:4:1: truncated ARFF: no @data section"),
+    (b",0,1\n2.5", "toy.arff:8:6: malformed ARFF data: expected 4 values, found 2"),
 ])
 def test_cli_truncated_arff(env, monkeypatch, cut, words, cli):
     bad = TOY_ARFF[:TOY_ARFF.index(cut)]
