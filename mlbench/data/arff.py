@@ -40,6 +40,7 @@ class Attribute:
     values: list[str] = field(default_factory=list)
     type_name: str = ""
     spec: str = ""
+    line: int = 0  # line of the declaration in its file (for error messages)
 
 
 @dataclass
@@ -52,6 +53,12 @@ class ArffData:
     X: np.ndarray | sp.csr_matrix
     strings: dict[int, list] = field(default_factory=dict)
     sparse_rows: bool = False
+    relation_line: int = 0
+    string_lines: dict[int, list] = field(default_factory=dict)  # line of each string value
+
+    def where(self, line: int = 0, col: int = 1) -> str:
+        """``path:line:column`` for an error message (line 1 when unknown)."""
+        return f"{self.path}:{line or 1}:{col}"
 
     @property
     def names(self):
@@ -185,11 +192,11 @@ def _parse_attribute(rest: str) -> Attribute:
 
 
 def parse_header(text: bytes, path: str = "<arff>"):
-    """Parse the header: returns (relation, attributes, byte offset of the data, line number).
+    """Parse the header: (relation, attributes, byte offset of the data, its line, relation line).
 
     Unlike liac-arff, a repeated attribute name is accepted (some Clus files repeat names).
     """
-    relation, attributes = "", []
+    relation, attributes, relation_line = "", [], 0
     pos, line_no, n = 0, 0, len(text)
     while pos < n:
         end = text.find(b"\n", pos)
@@ -202,6 +209,7 @@ def parse_header(text: bytes, path: str = "<arff>"):
             continue
         key = line.split(None, 1)[0].lower()
         if key == "@relation":
+            relation_line = line_no
             try:
                 relation = unquote(line.split(None, 1)[1]) if len(line.split(None, 1)) > 1 else ""
             except ValueError as exc:
@@ -214,11 +222,12 @@ def parse_header(text: bytes, path: str = "<arff>"):
             except ValueError as exc:
                 raise DataError(f"{path}:{line_no}:1: malformed @attribute: {exc} "
                                 f"({shorten(line)})") from None
+            attr.line = line_no
             attributes.append(attr)
         elif key == "@data":
             if not attributes:
                 raise DataError(f"{path}:{line_no}:1: @data before any @attribute")
-            return relation, attributes, pos, line_no
+            return relation, attributes, pos, line_no, relation_line
         else:
             raise DataError(f"{path}:{line_no}:1: unexpected header line ({shorten(line)})")
     raise DataError(f"{path}:{line_no}:1: truncated ARFF: no @data section")
@@ -248,7 +257,7 @@ def parse_arff(text: bytes, path: str = "<arff>", sparse: bool | None = None) ->
     """Parse ARFF bytes; ``sparse`` None: CSR when the first data row is sparse, else dense."""
     from mlbench._ext import _arff
 
-    relation, attributes, start, line_no = parse_header(text, path)
+    relation, attributes, start, line_no, relation_line = parse_header(text, path)
     kinds = np.array([a.kind for a in attributes], dtype=np.int8)
     if sparse is None:
         m = _FIRST_ROW.search(text, start)
@@ -271,10 +280,12 @@ def parse_arff(text: bytes, path: str = "<arff>", sparse: bool | None = None) ->
         X = sp.csr_matrix((vals, (rows, cols)), shape=(n_rows, len(attributes)))
     else:
         X = values
-    strings = {}
+    strings, lines = {}, {}
     slots = [j for j, a in enumerate(attributes) if a.kind == STRING]
+    newlines = np.flatnonzero(np.frombuffer(text, dtype=np.uint8) == 10) if slots else None
     for s, j in enumerate(slots):
         col = []
+        lines[j] = (np.searchsorted(newlines, spans[:, s, 0]) + 1).tolist()
         for i, (a, b) in enumerate(spans[:, s, :].tolist()):
             try:
                 col.append(None if b < 0 else unquote(text[a:b].decode("utf-8", errors="replace")))
@@ -283,7 +294,7 @@ def parse_arff(text: bytes, path: str = "<arff>", sparse: bool | None = None) ->
                 raise DataError(f"{path}:{line}:{col}: attribute "
                                 f"{attributes[j].name!r}: {exc} ({shorten(text[a:b])})") from None
         strings[j] = col
-    return ArffData(str(path), relation, attributes, X, strings, sparse)
+    return ArffData(str(path), relation, attributes, X, strings, sparse, relation_line, lines)
 
 
 def read_arff(path, sparse: bool | None = None) -> ArffData:
