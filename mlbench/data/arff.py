@@ -125,6 +125,7 @@ def _split_quoted(text: str, sep: str = ","):
     return out
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # not tab, CR or LF
 _FIRST_ROW = re.compile(rb"^[ \t\r]*([^ \t\r\n%])", flags=re.M)  # first char of a data row
 _ESC = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "\\": "\\", '"': '"', "'": "'",
         "%": "%"}
@@ -206,7 +207,12 @@ def parse_header(text: bytes, path: str = "<arff>"):
         line_no += 1
         raw = text[pos:end]
         pos = end + 1
-        line = raw.decode("utf-8", errors="replace").strip()
+        line = raw.decode("utf-8", errors="replace")
+        bad = _CONTROL.search(line)
+        line = line.strip()
+        if bad and line and not line.startswith("%"):
+            raise DataError(f"{path}:{line_no}:{raw.find(bad.group(0).encode()) + 1}: control "
+                            f"character in a header line ({shorten(line)})")
         if not line or line.startswith("%"):
             continue
         key = line.split(None, 1)[0].lower()
