@@ -219,7 +219,10 @@ def parse_header(text: bytes, path: str = "<arff>"):
         if key == "@relation":
             relation_line = line_no
             try:
-                relation = unquote(line.split(None, 1)[1]) if len(line.split(None, 1)) > 1 else ""
+                rel = line.split(None, 1)[1].strip() if len(line.split(None, 1)) > 1 else ""
+                if rel[:1] in ("'", '"') and (len(rel) < 2 or rel[-1] != rel[0]):
+                    raise ValueError("unterminated quoted name")
+                relation = unquote(rel)
             except ValueError as exc:
                 raise DataError(f"{path}:{line_no}:1: malformed @relation: {exc} "
                                 f"({shorten(line)})") from None
