@@ -125,7 +125,7 @@ def _split_quoted(text: str, sep: str = ","):
     return out
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # not tab, CR or LF
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # not tab (a final CR is stripped first)
 _FIRST_ROW = re.compile(rb"^[ \t\r]*([^ \t\r\n%])", flags=re.M)  # first char of a data row
 _ESC = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "\\": "\\", '"': '"', "'": "'",
         "%": "%"}
@@ -208,7 +208,7 @@ def parse_header(text: bytes, path: str = "<arff>"):
         raw = text[pos:end]
         pos = end + 1
         line = raw.decode("utf-8", errors="replace")
-        bad = _CONTROL.search(line)
+        bad = _CONTROL.search(line.rstrip("\r"))
         line = line.strip()
         if bad and line and not line.startswith("%"):
             raise DataError(f"{path}:{line_no}:{raw.find(bad.group(0).encode()) + 1}: control "

@@ -332,8 +332,17 @@ def _nominal_column(obj: RObj, values: list[str], name: str):
         codes = np.array([np.nan if u == b"\0NA" else index.get(u.decode(), -1) for u in uniq],
                          dtype=np.float64)
         out = codes[inv.ravel()]
-    else:
-        return _column(obj, len(v) if not isinstance(v, SparseVec) else v.length)
+    else:  # numbers: each must equal one declared value, whose index is the code
+        n = len(v) if not isinstance(v, SparseVec) else v.length
+        idx, data = _column(obj, n)
+        index = {}
+        for k, s in enumerate(values):
+            try:
+                index.setdefault(float(s), k)
+            except ValueError:
+                pass
+        out = np.full(n, float(index.get(0.0, -1)))  # the implicit zeros are the value "0"
+        out[idx] = [np.nan if np.isnan(x) else index.get(float(x), -1) for x in data]
     if (out == -1).any():
         raise DataError(f"column {name!r} holds a value outside its declared list")
     nz = np.flatnonzero(out != 0)
@@ -377,6 +386,9 @@ def _read_mldr(path):
         names.append(name)
         spec = (types.get(name) or "numeric").strip()
         if spec.startswith("{"):
+            if not spec.endswith("}"):
+                raise DataError(f"attribute {name!r}: nominal type without a closing '}}' "
+                                f"({shorten(spec)})")
             values = [unquote(v) for v in _split_quoted(spec[1:-1])]
             nominal[k] = values
             idx, v = _nominal_column(columns[j], values, name)
