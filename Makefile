@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: install build run test bench clean
+.PHONY: install build run test bench fuzz clean
 
 $(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,12 @@ test: install
 
 bench: install
 	for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
+
+# Longer fuzzing sessions of every reader (tests/fuzz/fuzz_run.py); findings in tests/fuzz/findings/.
+FUZZ_CASES ?= 100000
+FUZZ_SEED  ?= 1
+fuzz: install
+	$(PY) tests/fuzz/fuzz_run.py --cases $(FUZZ_CASES) --seed $(FUZZ_SEED)
 
 clean:
 	rm -rf build $(VENV) mlbench/_ext/*.c mlbench/_ext/*.so *.egg-info

@@ -17,7 +17,7 @@
 #   - STRING attributes are not converted here: their byte spans are returned for Python to decode.
 from libc.stdlib cimport strtod, malloc, free
 from libc.string cimport memcmp, memchr
-from libc.math cimport NAN, trunc
+from libc.math cimport INFINITY, NAN, trunc
 
 import numpy as np
 cimport numpy as cnp
@@ -44,16 +44,22 @@ cdef enum:
     E_ESCAPE = 6        # an unsupported escape sequence
     E_STRING_SPARSE = 7 # a string attribute inside a sparse row (not supported)
     E_OVERFLOW = 8      # more values than the preallocated capacity (cannot happen with counts)
+    E_JUNK = 9          # text after a closing quote, or after the '}' closing a sparse row
+    E_ORDER = 10        # a sparse index not greater than the previous one (duplicated or unsorted)
+    E_RANGE = 11        # a sparse index beyond the last attribute
 
 ERRORS = {
     E_FIELDS: "expected {expected} values, found {found}",
     E_NUMBER: "attribute #{attr}: value is not a number",
     E_NOMINAL: "attribute #{attr}: value not in its declared nominal list",
     E_QUOTE: "unterminated quoted value",
-    E_SPARSE: "malformed sparse entry (index missing or out of range)",
+    E_SPARSE: "malformed sparse entry (expected 'index value')",
     E_ESCAPE: "unsupported escape sequence in a quoted value",
     E_STRING_SPARSE: "string attribute #{attr} in a sparse row is not supported",
     E_OVERFLOW: "internal capacity exceeded",
+    E_JUNK: "unexpected text after the value",
+    E_ORDER: "sparse index not greater than the previous one (duplicated or unsorted)",
+    E_RANGE: "sparse index out of range (the file declares {expected} attributes)",
 }
 
 
@@ -129,6 +135,56 @@ cdef inline bint _fast_float(const char* s, intp_t n, float64_t* out) noexcept n
     return True
 
 
+cdef inline bint _is_digit(char c) noexcept nogil:
+    return c >= c'0' and c <= c'9'
+
+
+cdef inline bint _lower_is(const char* s, intp_t n, const char* word, intp_t m) noexcept nogil:
+    """s[0:n] equals the lower-case ASCII word[0:m], ignoring case."""
+    cdef intp_t i
+    if n != m:
+        return False
+    for i in range(n):
+        if (s[i] | 0x20) != word[i]:
+            return False
+    return True
+
+
+cdef inline bint _strict_number(const char* s, intp_t n) noexcept nogil:
+    """s[0:n] is ``[+-]?(d+[.d*]|.d+)([eE][+-]?d+)?`` or a signed nan / inf / infinity.
+
+    Why: strtod (the slow path) also takes hexadecimal (``0x10``), ``nan(chars)`` and
+    locale-dependent forms, which WEKA and liac-arff reject; it is only given tokens that pass here.
+    """
+    cdef intp_t i = 0, d = 0
+    if i < n and (s[i] == c'-' or s[i] == c'+'):
+        i += 1
+    if _lower_is(s + i, n - i, b"nan", 3) or _lower_is(s + i, n - i, b"inf", 3) or \
+            _lower_is(s + i, n - i, b"infinity", 8):
+        return True
+    while i < n and _is_digit(s[i]):
+        i += 1
+        d += 1
+    if i < n and s[i] == c'.':
+        i += 1
+        while i < n and _is_digit(s[i]):
+            i += 1
+            d += 1
+    if d == 0:
+        return False
+    if i < n and (s[i] == c'e' or s[i] == c'E'):
+        i += 1
+        if i < n and (s[i] == c'-' or s[i] == c'+'):
+            i += 1
+        d = 0
+        while i < n and _is_digit(s[i]):
+            i += 1
+            d += 1
+        if d == 0:
+            return False
+    return i == n
+
+
 cdef inline bint _is_space(char c) noexcept nogil:
     return c == b' ' or c == b'\t' or c == b'\r' or c == b'\n' or c == b'\f' or c == b'\v'
 
@@ -161,6 +217,8 @@ cdef struct Ctx:
     int err
     intp_t err_attr
     intp_t err_found
+    intp_t tok                   # byte offset of the token being read (the error's column)
+    intp_t line_start            # byte offset of the current line
 
 
 cdef inline int _unquote(Ctx* c, intp_t* pos, intp_t end, intp_t* out_len) noexcept nogil:
@@ -200,6 +258,10 @@ cdef inline int _unquote(Ctx* c, intp_t* pos, intp_t end, intp_t* out_len) noexc
                     code = code * 8 + (c.buf[i] - c'0')
                     i += 1
                     ndig += 1
+                    if ndig > 1 and (c.buf[i - 1] > c'7' or c.buf[i - 2] > c'7'):
+                        return E_ESCAPE  # not octal (liac-arff's int(code, 8) rejects it)
+                if code > 127:
+                    return E_ESCAPE  # would be a non-ASCII character, not one byte
                 c.scratch[k] = <char>code
                 k += 1
                 continue
@@ -236,11 +298,17 @@ cdef inline int _convert(Ctx* c, intp_t j, const char* s, intp_t length, bint qu
         if not _fast_float(s, length, out):
             # strtod stops at the first byte that cannot extend the number; the byte after the
             # value is a delimiter (',', '}', space, newline or the terminating NUL), never a digit.
+            if not _strict_number(s, length):
+                c.err_attr = j
+                return E_NUMBER
             out[0] = strtod(s, &endp)
             if endp != s + length:
                 c.err_attr = j
                 return E_NUMBER
         if kind == K_INTEGER:
+            if out[0] != out[0] or out[0] == INFINITY or out[0] == -INFINITY:
+                c.err_attr = j  # liac-arff's int(float(x)) rejects nan and inf
+                return E_NUMBER
             out[0] = trunc(out[0])
         return E_OK
     if kind == K_NOMINAL:
@@ -270,14 +338,18 @@ cdef inline int _value(Ctx* c, intp_t* pos, intp_t end, intp_t j, intp_t row,
     while p < end and _is_space(c.buf[p]):
         p += 1
     start = p
+    c.tok = p
     if p < end and (c.buf[p] == b"'" or c.buf[p] == b'"'):
         quoted = True
         e = _unquote(c, &p, end, &length)
         if e != E_OK:
             return e
         stop = p
-        while p < end and c.buf[p] != b',' and c.buf[p] != b'}':
+        while p < end and _is_space(c.buf[p]):
             p += 1
+        if p < end and c.buf[p] != b',' and c.buf[p] != b'}':
+            c.tok = p
+            return E_JUNK
     else:
         while p < end and c.buf[p] != b',' and c.buf[p] != b'}':
             p += 1
@@ -322,6 +394,7 @@ cdef int _dense_row(Ctx* c, intp_t p, intp_t end, intp_t row) noexcept nogil:
     while True:
         if j >= c.n_attr:
             # count the surplus fields for the message
+            c.tok = p
             c.err_found = j + 1
             while p < end:
                 if c.buf[p] == b',':
@@ -339,33 +412,54 @@ cdef int _dense_row(Ctx* c, intp_t p, intp_t end, intp_t row) noexcept nogil:
             break
         if c.buf[p] == b'}':
             c.err_found = j
+            c.tok = p
             return E_FIELDS
         p += 1  # skip ','
     if j != c.n_attr:
         c.err_found = j
+        c.tok = p
         return E_FIELDS
     return E_OK
 
 
 cdef int _sparse_row(Ctx* c, intp_t p, intp_t end, intp_t row) noexcept nogil:
-    cdef intp_t j, q
+    """One ``{index value, ...}`` row; ``buf[end - 1]`` is its closing '}' (checked by _parse).
+
+    Strict like WEKA: indices strictly increasing (no duplicates), in range, and nothing after
+    the first '}'.  The index is accumulated with a cap (it stops growing past n_attr), so no
+    digit string can overflow it into range.
+    """
+    cdef intp_t j, q, last = -1
     cdef float64_t v
     cdef int e
+    cdef bint after_comma = False
     p += 1  # past '{'
     while True:
         while p < end and _is_space(c.buf[p]):
             p += 1
+        c.tok = p
         if p >= end:
             return E_SPARSE
         if c.buf[p] == b'}':
+            if after_comma:
+                return E_SPARSE  # '{0 1,}': an entry is missing after the comma
+            if p != end - 1:
+                c.tok = p + 1
+                return E_JUNK
             return E_OK
         q = p
         j = 0
         while p < end and c.buf[p] >= b'0' and c.buf[p] <= b'9':
-            j = j * 10 + (c.buf[p] - c'0')
+            if j <= c.n_attr:
+                j = j * 10 + (c.buf[p] - c'0')
             p += 1
-        if p == q or p >= end or not _is_space(c.buf[p]) or j >= c.n_attr:
+        if p == q or p >= end or not _is_space(c.buf[p]):
             return E_SPARSE
+        if j >= c.n_attr:
+            return E_RANGE
+        if j <= last:
+            return E_ORDER
+        last = j
         if c.kinds[j] == K_STRING:
             c.err_attr = j
             return E_STRING_SPARSE
@@ -380,7 +474,8 @@ cdef int _sparse_row(Ctx* c, intp_t p, intp_t end, intp_t row) noexcept nogil:
             c.dense[row * c.n_attr + j] = v
         if p >= end:
             return E_SPARSE
-        if c.buf[p] == b',':
+        after_comma = c.buf[p] == b','
+        if after_comma:
             p += 1
 
 
@@ -393,6 +488,7 @@ cdef int _parse(Ctx* c, intp_t pos, intp_t* n_rows, intp_t* line_no) noexcept no
         nl = <const char*>memchr(c.buf + pos, b'\n', c.n - pos)
         end = (nl - c.buf) if nl != NULL else c.n
         line_no[0] += 1
+        c.line_start = pos
         s = pos
         e_ = end
         pos = end + 1
@@ -402,6 +498,7 @@ cdef int _parse(Ctx* c, intp_t pos, intp_t* n_rows, intp_t* line_no) noexcept no
             e_ -= 1
         if s == e_ or c.buf[s] == b'%':
             continue
+        c.tok = s
         if c.buf[s] == b'{':
             if c.buf[e_ - 1] != b'}':
                 return E_SPARSE
@@ -426,7 +523,7 @@ def parse_data(const unsigned char[::1] buf not None, intp_t start, intp_t first
     ``(values, n_rows, spans)`` where ``values`` is a dense (cap_rows, n_attr) array when not
     ``sparse``, else a tuple (rows, cols, vals) of COO triplets; ``spans`` holds the byte span
     of every string value (n_rows, n_string, 2), end -1 for missing.
-    Raises ValueError("LINE\\tmessage").
+    Raises ValueError("LINE\\tCOLUMN\\tOFFSET\\tmessage"), COLUMN 1-based in bytes.
     """
     cdef Ctx c
     cdef intp_t n_attr = kinds.shape[0]
@@ -460,6 +557,8 @@ def parse_data(const unsigned char[::1] buf not None, intp_t start, intp_t first
     c.err = 0
     c.err_attr = -1
     c.err_found = 0
+    c.tok = start
+    c.line_start = start
     c.coo_n = 0
     if sparse:
         dense = np.zeros((0, n_attr), dtype=np.float64)
@@ -485,7 +584,7 @@ def parse_data(const unsigned char[::1] buf not None, intp_t start, intp_t first
         free(c.scratch)
     if err != E_OK:
         msg = ERRORS[err].format(expected=n_attr, found=c.err_found, attr=c.err_attr)
-        raise ValueError(f"{line_no}\t{msg}")
+        raise ValueError(f"{line_no}\t{c.tok - c.line_start + 1}\t{c.tok}\t{msg}")
     if n_str:
         spans = spans[:n_rows]
     if sparse:

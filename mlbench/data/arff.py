@@ -17,6 +17,7 @@ import bz2
 import gzip
 import lzma
 import re
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,6 +40,7 @@ class Attribute:
     values: list[str] = field(default_factory=list)
     type_name: str = ""
     spec: str = ""
+    line: int = 0  # line of the declaration in its file (for error messages)
 
 
 @dataclass
@@ -51,6 +53,12 @@ class ArffData:
     X: np.ndarray | sp.csr_matrix
     strings: dict[int, list] = field(default_factory=dict)
     sparse_rows: bool = False
+    relation_line: int = 0
+    string_lines: dict[int, list] = field(default_factory=dict)  # line of each string value
+
+    def where(self, line: int = 0, col: int = 1) -> str:
+        """``path:line:column`` for an error message (line 1 when unknown)."""
+        return f"{self.path}:{line or 1}:{col}"
 
     @property
     def names(self):
@@ -71,9 +79,23 @@ def read_bytes(path) -> bytes:
             return gzip.decompress(raw)
         if raw[:6] == b"\xfd7zXZ\x00":
             return lzma.decompress(raw)
-    except (OSError, EOFError, lzma.LZMAError, ValueError) as exc:
-        raise DataError(f"{path}: corrupt compressed file ({exc})") from None
+    except (OSError, EOFError, lzma.LZMAError, ValueError, zlib.error) as exc:
+        raise DataError(f"{path}:1:1: corrupt compressed file ({shorten(str(exc))})") from None
     return raw
+
+
+def shorten(token, width: int = 40) -> str:
+    """``token`` (str or bytes) as a one-line repr of at most about ``width`` characters."""
+    if isinstance(token, bytes):
+        token = token.decode("utf-8", errors="replace")
+    token = token if len(token) <= width else token[:width - 3] + "..."
+    return repr(token)
+
+
+def _token_at(text: bytes, offset: int) -> bytes:
+    """The bytes from ``offset`` up to the next delimiter (the offending token of an error)."""
+    m = re.compile(rb"[^,}\n]{0,60}").match(text, offset)
+    return m.group(0).strip() if m else b""
 
 
 def _split_quoted(text: str, sep: str = ","):
@@ -103,6 +125,7 @@ def _split_quoted(text: str, sep: str = ","):
     return out
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # not tab (a final CR is stripped first)
 _FIRST_ROW = re.compile(rb"^[ \t\r]*([^ \t\r\n%])", flags=re.M)  # first char of a data row
 _ESC = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "\\": "\\", '"': '"', "'": "'",
         "%": "%"}
@@ -122,6 +145,8 @@ def _escape(m):
     if code in _ESC:
         return _ESC[code]
     if code.isdigit():  # \d is chr(d); \ddd (two or three digits) is octal, as in liac-arff
+        if len(code) > 1 and not set(code) <= set("01234567"):
+            raise ValueError(f"bad octal escape \\{code}")
         return chr(int(code)) if len(code) == 1 else chr(int(code, 8))
     return code
 
@@ -147,6 +172,8 @@ def _parse_name(rest: str):
     parts = rest.split(None, 1)
     if len(parts) != 2:
         raise ValueError("attribute without a type")
+    if any(ch in parts[0] for ch in "{},%'\""):  # as WEKA and liac-arff: quote such a name
+        raise ValueError(f"unquoted attribute name with a special character {parts[0]!r}")
     return parts[0], parts[1].strip()
 
 
@@ -157,6 +184,8 @@ def _parse_attribute(rest: str) -> Attribute:
             raise ValueError("nominal value list without a closing '}'")
         inner = type_[1:-1].strip()
         values = [unquote(v) for v in _split_quoted(inner)] if inner else []
+        if len(set(values)) != len(values):
+            raise ValueError("a nominal value is declared twice")
         return Attribute(name, NOMINAL, values, "nominal")
     word = type_.split(None, 1)[0].lower()
     if word not in _SIMPLE:
@@ -166,11 +195,11 @@ def _parse_attribute(rest: str) -> Attribute:
 
 
 def parse_header(text: bytes, path: str = "<arff>"):
-    """Parse the header: returns (relation, attributes, byte offset of the data, line number).
+    """Parse the header: (relation, attributes, byte offset of the data, its line, relation line).
 
     Unlike liac-arff, a repeated attribute name is accepted (some Clus files repeat names).
     """
-    relation, attributes = "", []
+    relation, attributes, relation_line = "", [], 0
     pos, line_no, n = 0, 0, len(text)
     while pos < n:
         end = text.find(b"\n", pos)
@@ -178,26 +207,41 @@ def parse_header(text: bytes, path: str = "<arff>"):
         line_no += 1
         raw = text[pos:end]
         pos = end + 1
-        line = raw.decode("utf-8", errors="replace").strip()
+        line = raw.decode("utf-8", errors="replace")
+        bad = _CONTROL.search(line.rstrip("\r"))
+        line = line.strip()
+        if bad and line and not line.startswith("%"):
+            raise DataError(f"{path}:{line_no}:{raw.find(bad.group(0).encode()) + 1}: control "
+                            f"character in a header line ({shorten(line)})")
         if not line or line.startswith("%"):
             continue
         key = line.split(None, 1)[0].lower()
         if key == "@relation":
-            relation = unquote(line.split(None, 1)[1]) if " " in line or "\t" in line else ""
+            relation_line = line_no
+            try:
+                rel = line.split(None, 1)[1].strip() if len(line.split(None, 1)) > 1 else ""
+                if rel[:1] in ("'", '"') and (len(rel) < 2 or rel[-1] != rel[0]):
+                    raise ValueError("unterminated quoted name")
+                relation = unquote(rel)
+            except ValueError as exc:
+                raise DataError(f"{path}:{line_no}:1: malformed @relation: {exc} "
+                                f"({shorten(line)})") from None
         elif key == "@attribute":
             try:
                 attr = _parse_attribute(line.split(None, 1)[1] if len(line.split(None, 1)) > 1
                                         else "")
             except ValueError as exc:
-                raise DataError(f"{path}:{line_no}: malformed @attribute ({exc})") from None
+                raise DataError(f"{path}:{line_no}:1: malformed @attribute: {exc} "
+                                f"({shorten(line)})") from None
+            attr.line = line_no
             attributes.append(attr)
         elif key == "@data":
             if not attributes:
-                raise DataError(f"{path}:{line_no}: @data before any @attribute")
-            return relation, attributes, pos, line_no
+                raise DataError(f"{path}:{line_no}:1: @data before any @attribute")
+            return relation, attributes, pos, line_no, relation_line
         else:
-            raise DataError(f"{path}:{line_no}: unexpected header line {line[:40]!r}")
-    raise DataError(f"{path}: truncated ARFF: no @data section")
+            raise DataError(f"{path}:{line_no}:1: unexpected header line ({shorten(line)})")
+    raise DataError(f"{path}:{line_no}:1: truncated ARFF: no @data section")
 
 
 def _nominal_table(attributes):
@@ -224,7 +268,7 @@ def parse_arff(text: bytes, path: str = "<arff>", sparse: bool | None = None) ->
     """Parse ARFF bytes; ``sparse`` None: CSR when the first data row is sparse, else dense."""
     from mlbench._ext import _arff
 
-    relation, attributes, start, line_no = parse_header(text, path)
+    relation, attributes, start, line_no, relation_line = parse_header(text, path)
     kinds = np.array([a.kind for a in attributes], dtype=np.int8)
     if sparse is None:
         m = _FIRST_ROW.search(text, start)
@@ -237,24 +281,31 @@ def parse_arff(text: bytes, path: str = "<arff>", sparse: bool | None = None) ->
         values, n_rows, spans = _arff.parse_data(buf, start, line_no, kinds, first, count, offs,
                                                  lens, blob, sparse, n_lines, cap_values)
     except ValueError as exc:
-        line, _, msg = str(exc).partition("\t")
+        line, col, offset, msg = str(exc).split("\t", 3)
         msg = re.sub(r"#(\d+)", lambda m: repr(attributes[int(m.group(1))].name), msg)
-        raise DataError(f"{path}:{line}: malformed ARFF data: {msg}") from None
+        raise DataError(f"{path}:{line}:{col}: malformed ARFF data: {msg} "
+                        f"({shorten(_token_at(text, int(offset)))})") from None
     if sparse:
         rows, cols, vals = values
-        # a repeated index within one sparse row would be summed here (liac-arff keeps the last)
+        # the kernel rejects repeated or unsorted indices, so no entry is summed here
         X = sp.csr_matrix((vals, (rows, cols)), shape=(n_rows, len(attributes)))
-        X.sum_duplicates()
     else:
         X = values
-    strings = {}
+    strings, lines = {}, {}
     slots = [j for j, a in enumerate(attributes) if a.kind == STRING]
+    newlines = np.flatnonzero(np.frombuffer(text, dtype=np.uint8) == 10) if slots else None
     for s, j in enumerate(slots):
         col = []
-        for a, b in spans[:, s, :].tolist():
-            col.append(None if b < 0 else unquote(text[a:b].decode("utf-8", errors="replace")))
+        lines[j] = (np.searchsorted(newlines, spans[:, s, 0]) + 1).tolist()
+        for i, (a, b) in enumerate(spans[:, s, :].tolist()):
+            try:
+                col.append(None if b < 0 else unquote(text[a:b].decode("utf-8", errors="replace")))
+            except ValueError as exc:  # an escape the kernel does not check in string values
+                line, col = text.count(b"\n", 0, a) + 1, a - text.rfind(b"\n", 0, a)
+                raise DataError(f"{path}:{line}:{col}: attribute "
+                                f"{attributes[j].name!r}: {exc} ({shorten(text[a:b])})") from None
         strings[j] = col
-    return ArffData(str(path), relation, attributes, X, strings, sparse)
+    return ArffData(str(path), relation, attributes, X, strings, sparse, relation_line, lines)
 
 
 def read_arff(path, sparse: bool | None = None) -> ArffData:

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
+from mlbench.data.arff import shorten
 from mlbench.data.dataset import Dataset
 from mlbench.data.hierarchy import Hierarchy
 
@@ -61,7 +63,12 @@ def save(root: Path, ds: Dataset) -> Path:
 
 
 def load(root: Path, name: str, sha256: str | None = None) -> Dataset | None:
-    """The cached dataset, or None when absent, unreadable, of another version or hash."""
+    """The cached dataset, or None when absent, of another version or source hash, or unusable.
+
+    A cache that cannot be read (truncated, not a zip, bad JSON) or whose parts disagree with each
+    other (X's columns vs the feature names, Y vs the label names, rows vs parts) is deleted with a
+    note on stderr, and the caller rebuilds it from the source files.
+    """
     path = cache_path(root, name)
     if not path.is_file():
         return None
@@ -74,14 +81,44 @@ def load(root: Path, name: str, sha256: str | None = None) -> Dataset | None:
                 X = z["X"]
             else:
                 X = sp.csr_matrix((z["X_data"], z["X_indices"], z["X_indptr"]),
-                                  shape=tuple(z["X_shape"]))
+                                  shape=tuple(int(v) for v in z["X_shape"]))
+                X.check_format(full_check=True)
             Y = z["Y"]
             parts = {p: z[f"part_{p}"] for p in meta["parts"]}
-    except (OSError, ValueError, KeyError, json.JSONDecodeError):
-        return None
-    h = meta["hierarchy"]
-    hierarchy = None if h is None else Hierarchy([tuple(e) for e in h["edges"]], h["nodes"])
-    return Dataset(name=meta["name"], X=X, Y=Y, feature_names=meta["feature_names"],
-                   label_names=meta["label_names"],
-                   nominal={int(k): v for k, v in meta["nominal"].items()}, parts=parts,
-                   hierarchy=hierarchy, sha256=meta["sha256"], domain=meta["domain"])
+        h = meta["hierarchy"]
+        hierarchy = None if h is None else Hierarchy([tuple(e) for e in h["edges"]], h["nodes"])
+        ds = Dataset(name=meta["name"], X=X, Y=Y, feature_names=list(meta["feature_names"]),
+                     label_names=list(meta["label_names"]),
+                     nominal={int(k): list(v) for k, v in meta["nominal"].items()}, parts=parts,
+                     hierarchy=hierarchy, sha256=meta["sha256"], domain=meta["domain"])
+        problem = _inconsistency(ds)
+    except Exception as exc:  # noqa: BLE001 - the cache is disposable: any failure means rebuild
+        # (zipfile alone raises BadZipFile, NotImplementedError, EOFError, struct.error, ...)
+        problem = f"{type(exc).__name__}: {exc}"
+    if problem is None:
+        return ds
+    _discard(path, problem)
+    return None
+
+
+def _inconsistency(ds: Dataset) -> str | None:
+    """What makes a loaded cache disagree with itself, or None."""
+    n, d = ds.X.shape if ds.X.ndim == 2 else (-1, -1)
+    if d != len(ds.feature_names):
+        return f"X has {d} columns for {len(ds.feature_names)} feature names"
+    if ds.Y.ndim != 2 or ds.Y.shape != (n, len(ds.label_names)):
+        return f"Y of shape {ds.Y.shape} for {n} rows and {len(ds.label_names)} labels"
+    if any(not 0 <= k < d for k in ds.nominal):
+        return "a nominal column index out of range"
+    if ds.parts and sum(len(v) for v in ds.parts.values()) != n:
+        return "the parts do not cover the rows"
+    return None
+
+
+def _discard(path: Path, problem: str):
+    print(f"mlbench: note: {path}: discarding an unusable dataset cache "
+          f"({shorten(problem, 100)[1:-1]}); rebuilding it", file=sys.stderr)
+    try:
+        path.unlink()
+    except OSError:
+        pass

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mlbench.data.arff import STRING, ArffData, _split_quoted
+from mlbench.data.arff import STRING, ArffData, _split_quoted, shorten
 from mlbench.data.hierarchy import Hierarchy
 from mlbench.errors import DataError
 
@@ -28,13 +28,19 @@ def class_attribute(data: ArffData) -> int:
     """Index of the (single) hierarchical attribute."""
     cols = [j for j, a in enumerate(data.attributes) if a.type_name == "hierarchical"]
     if len(cols) != 1:
-        raise DataError(f"{data.path}: expected one 'hierarchical' attribute, found {len(cols)}")
+        raise DataError(f"{data.where()}: expected one 'hierarchical' attribute, found {len(cols)}")
     return cols[0]
 
 
 def parse_spec(spec: str, dag: bool | None = None, path: str = "") -> Hierarchy:
-    """The Hierarchy declared by a ``hierarchical`` attribute's SPEC (tree paths or DAG pairs)."""
-    items = [s.strip() for s in _split_quoted(spec.strip()) if s.strip()]
+    """The Hierarchy declared by a ``hierarchical`` attribute's SPEC (tree paths or DAG pairs).
+
+    ``path`` names the declaration in errors (``file:line:column``).
+    """
+    try:
+        items = [s.strip() for s in _split_quoted(spec.strip()) if s.strip()]
+    except ValueError as exc:
+        raise DataError(f"{path}: malformed hierarchical class declaration ({exc})") from None
     if not items:
         raise DataError(f"{path}: empty hierarchical class declaration")
     if dag is None:
@@ -72,8 +78,8 @@ def labels(data: ArffData, dag: bool | None = None):
     col = class_attribute(data)
     attr = data.attributes[col]
     if attr.kind != STRING:
-        raise DataError(f"{data.path}: hierarchical attribute {attr.name!r} not read as text")
-    hier = parse_spec(attr.spec, dag, data.path)
+        raise DataError(f"{data.where(attr.line)}: hierarchical attribute {attr.name!r} not read as text")
+    hier = parse_spec(attr.spec, dag, data.where(attr.line))
     index = hier.index
     n = data.X.shape[0]
     direct = np.zeros((n, len(hier)), dtype=np.int8)
@@ -86,7 +92,8 @@ def labels(data: ArffData, dag: bool | None = None):
                 continue
             k = index.get(term)
             if k is None:
-                raise DataError(f"{data.path}: row {i + 1} names class {term!r} "
-                                f"missing from the declared hierarchy")
+                line = data.string_lines[col][i] if col in data.string_lines else 0
+                raise DataError(f"{data.where(line)}: data row {i + 1} names a class missing "
+                                f"from the declared hierarchy ({shorten(term)})")
             direct[i, k] = 1
     return hier.close(direct), hier, col

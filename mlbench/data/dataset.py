@@ -1,10 +1,12 @@
 """The in-memory dataset every loader returns and every method and protocol consumes."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import scipy.sparse as sp
+
+from mlbench.errors import DataError
 
 
 @dataclass
@@ -43,3 +45,22 @@ class Dataset:
     @property
     def is_sparse(self):
         return sp.issparse(self.X)
+
+    def without_features(self, names) -> "Dataset":
+        """This dataset without the named feature columns (a registry entry's ``drop_features``:
+        identifiers such as genbase's ``protein`` are not features).  Nominal column indices are
+        renumbered; naming a feature the dataset lacks is a DataError (a stale registry entry)."""
+        names = list(names)
+        if not names:
+            return self
+        index = {n: j for j, n in enumerate(self.feature_names)}
+        missing = [n for n in names if n not in index]
+        if missing:
+            raise DataError(f"{self.name}: drop_features names no feature {missing[0]!r}")
+        drop = {index[n] for n in names}
+        keep = [j for j in range(self.n_features) if j not in drop]
+        new = {j: k for k, j in enumerate(keep)}
+        X = self.X[:, keep]
+        return replace(self, X=sp.csr_matrix(X) if sp.issparse(X) else np.ascontiguousarray(X),
+                       feature_names=[self.feature_names[j] for j in keep],
+                       nominal={new[j]: v for j, v in self.nominal.items() if j in new})

@@ -13,33 +13,75 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from mlbench.data.arff import NOMINAL, STRING, ArffData
+from mlbench.data.arff import NOMINAL, STRING, ArffData, shorten
 from mlbench.errors import DataError
 
 
-def read_labels(path) -> tuple[list[str], list[tuple[str, str]]]:
-    """Label names (document order) and (parent, child) edges of a MULAN XML label file."""
+MAX_DEPTH = 64          # label nesting deeper than any real hierarchy (Yeast-GO is 17 deep)
+MAX_BYTES = 64 << 20    # a label file is a few kilobytes; refuse to parse anything huge
+
+
+def _parse(path):
+    """The XML root; a DataError for anything unreadable, declaring a DTD or entities.
+
+    Why no DTD: MULAN label files never have one, and refusing ``<!DOCTYPE``/``<!ENTITY``
+    closes entity expansion and external-entity attacks without a dependency (defusedxml).
+    """
     try:
-        root = ET.parse(Path(path)).getroot()
-    except (ET.ParseError, OSError) as exc:
-        raise DataError(f"{path}: cannot read the MULAN label XML ({exc})") from None
-    names, edges = [], []
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_BYTES + 1)
+    except OSError as exc:
+        raise DataError(f"{path}:1:1: cannot read the MULAN label XML ({exc.strerror})") from None
+    if len(raw) > MAX_BYTES:
+        raise DataError(f"{path}:1:1: MULAN label XML larger than {MAX_BYTES} bytes")
+    k = raw.find(b"<!")
+    while k >= 0 and raw.startswith(b"<!--", k):
+        k = raw.find(b"<!", k + 4)
+    if k >= 0:
+        line, col = raw.count(b"\n", 0, k) + 1, k - raw.rfind(b"\n", 0, k)
+        raise DataError(f"{path}:{line}:{col}: DTD or entity declarations "
+                        f"are not allowed in a MULAN label XML ({shorten(raw[k:k + 40])})")
+    try:
+        return ET.fromstring(raw, parser=ET.XMLParser())
+    except ET.ParseError as exc:
+        line, col = exc.position
+        raise DataError(f"{path}:{line}:{col + 1}: malformed MULAN label XML "
+                        f"({shorten(str(exc))})") from None
+    except (LookupError, ValueError, UnicodeError) as exc:  # e.g. an unknown encoding
+        raise DataError(f"{path}:1:1: cannot decode the MULAN label XML ({shorten(str(exc))})") \
+            from None
 
-    def walk(elem, parent):
-        for child in elem:
-            if child.tag.rsplit("}", 1)[-1] != "label":
-                continue
-            name = child.get("name")
-            if name is None:
-                raise DataError(f"{path}: <label> without a name attribute")
-            names.append(name)
-            if parent is not None:
-                edges.append((parent, name))
-            walk(child, name)
 
-    walk(root, None)
+def read_labels(path) -> tuple[list[str], list[tuple[str, str]]]:
+    """Label names (document order) and (parent, child) edges of a MULAN XML label file.
+
+    The walk is iterative with a depth limit (no RecursionError); a label named twice is an error.
+    """
+    root = _parse(Path(path))
+    names, edges, seen = [], [], set()
+    stack = [(iter(root), None, 0)]
+    while stack:
+        children, parent, depth = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+            continue
+        if not isinstance(child.tag, str) or child.tag.rsplit("}", 1)[-1] != "label":
+            continue
+        name = child.get("name")
+        if name is None:
+            raise DataError(f"{path}:1:1: <label> without a name attribute")
+        if name in seen:
+            raise DataError(f"{path}:1:1: label named twice ({shorten(name)})")
+        if depth >= MAX_DEPTH:
+            raise DataError(f"{path}:1:1: labels nested deeper than {MAX_DEPTH} levels")
+        seen.add(name)
+        names.append(name)
+        if parent is not None:
+            edges.append((parent, name))
+        stack.append((iter(child), name, depth + 1))
     if not names:
-        raise DataError(f"{path}: no <label> elements")
+        raise DataError(f"{path}:1:1: no <label> elements")
     return names, edges
 
 

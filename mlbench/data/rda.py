@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from mlbench.data.arff import _split_quoted, unquote
+from mlbench.data.arff import _split_quoted, shorten, unquote
 from mlbench.errors import DataError
 
 # SEXP type codes (R Internals, "Serialization Formats")
@@ -37,6 +37,10 @@ EMPTYENV, BASEENV, ATTRLANGSXP, ATTRLISTSXP, ALTREP = 242, 241, 240, 239, 238
 NA_INTEGER = -(2 ** 31)
 _PAIRLISTS = (LISTSXP, LANGSXP, CLOSXP, PROMSXP, DOTSXP, ATTRLANGSXP, ATTRLISTSXP)
 SPARSE_MIN_LENGTH = 1000   # numeric vectors at least this long are kept as nonzeros only
+MAX_DEPTH = 200            # nesting of R objects (an mldr object is about 6 deep)
+# what a corrupt file can make the decoding below raise; reported as one DataError line
+_CORRUPT = (OSError, EOFError, lzma.LZMAError, struct.error, ValueError, TypeError, IndexError,
+            KeyError, AttributeError, OverflowError, RecursionError, ZeroDivisionError)
 
 
 @dataclass
@@ -65,19 +69,29 @@ class _Reader:
         self.refs = []
         self.buf = b""
         self.pos = 0
+        self.depth = 0
 
     def _fill(self, n):
-        """Make at least n bytes available at self.pos (False if the stream ends first)."""
+        """Make at least n bytes available at self.pos (False if the stream ends first).
+
+        Reads in chunks: a declared size is trusted only as far as the stream really holds data,
+        so a 2 KB file declaring a 2**31-element vector fails at its end instead of allocating.
+        """
         if self.pos + n <= len(self.buf):
             return True
-        rest = self.buf[self.pos:]
-        more = self.f.read(max(n - len(rest), self.CHUNK))
-        self.buf, self.pos = rest + more, 0
+        chunks, have = [self.buf[self.pos:]], len(self.buf) - self.pos
+        while have < n:
+            more = self.f.read(self.CHUNK)
+            if not more:
+                break
+            chunks.append(more)
+            have += len(more)
+        self.buf, self.pos = b"".join(chunks), 0
         return len(self.buf) >= n
 
     def read(self, n):
         if not self._fill(n):
-            raise DataError(f"{self.path}: truncated R data file")
+            raise DataError(f"{self.path}:1:1: truncated R data file")
         b = self.buf[self.pos:self.pos + n]
         self.pos += n
         return b
@@ -96,11 +110,10 @@ class _Reader:
                     if n >= SPARSE_MIN_LENGTH:
                         return block["s"].copy()  # a long column stays a bytes array
                     return [b.decode("utf-8", errors="replace") for b in block["s"].tolist()]
-        out = [None] * n
-        for i in range(n):
+        out = []  # grown as items arrive (n is a declared, untrusted count)
+        for _ in range(n):
             _, m = struct.unpack(">ii", self.read(8))
-            if m >= 0:
-                out[i] = self.read(m).decode("utf-8", errors="replace")
+            out.append(self.read(m).decode("utf-8", errors="replace") if m >= 0 else None)
         return out
 
     def int(self):
@@ -111,10 +124,18 @@ class _Reader:
         if n == -1:
             hi, lo = struct.unpack(">II", self.read(8))
             n = (hi << 32) + lo
+        if n < 0:
+            raise DataError(f"{self.path}:1:1: negative R vector length {n}")
         return n
 
     def item(self):
-        return self.from_flags(self.int())
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise DataError(f"{self.path}:1:1: R objects nested deeper than {MAX_DEPTH} levels")
+        try:
+            return self.from_flags(self.int())
+        finally:
+            self.depth -= 1
 
     def attributes(self, has_attr):
         if not has_attr:
@@ -133,6 +154,8 @@ class _Reader:
             idx = flags >> 8
             if idx == 0:
                 idx = self.int()
+            if not 1 <= idx <= len(self.refs):
+                raise DataError(f"{self.path}:1:1: R reference {idx} to an undefined object")
             return self.refs[idx - 1]
         if t == SYMSXP:
             sym = self.item()
@@ -140,7 +163,7 @@ class _Reader:
             return sym
         if t in (PACKAGESXP, NAMESPACESXP, PERSISTSXP):
             if self.int() != 0:
-                raise DataError(f"{self.path}: unsupported R namespace reference")
+                raise DataError(f"{self.path}:1:1: unsupported R namespace reference")
             obj = RObj([self.item() for _ in range(self.int())])
             self.refs.append(obj)
             return obj
@@ -161,6 +184,8 @@ class _Reader:
             n = self.int()
             if n == -1:
                 return None
+            if n < 0:
+                raise DataError(f"{self.path}:1:1: negative R string length {n}")
             return self.read(n).decode("utf-8", errors="replace")
         if t in (LGLSXP, INTSXP):
             v = np.frombuffer(self.read(4 * self.length()), dtype=">i4").astype(np.float64)
@@ -190,7 +215,7 @@ class _Reader:
             attrs = dict(extra.value) if isinstance(extra, RObj) and isinstance(extra.value, list) \
                 else {}
             return self.altrep(info, state, attrs)
-        raise DataError(f"{self.path}: unsupported R object type {t}")
+        raise DataError(f"{self.path}:1:1: unsupported R object type {t}")
 
     def vector(self, v, has_attr, t):
         attrs = self.attributes(has_attr)
@@ -227,7 +252,7 @@ class _Reader:
             arg = state.value[0][1] if isinstance(state.value, list) else state
             vals = arg.value if isinstance(arg, RObj) else arg
             return RObj([None if np.isnan(x) else f"{x:g}" for x in np.asarray(vals)], attrs)
-        raise DataError(f"{self.path}: unsupported R ALTREP class {cls!r}")
+        raise DataError(f"{self.path}:1:1: unsupported R ALTREP class {cls!r}")
 
 
 def _open(path):
@@ -248,9 +273,9 @@ def read_rda(path) -> dict:
         with _open(path) as f:
             head = f.read(5)
             if head not in (b"RDX2\n", b"RDX3\n"):
-                raise DataError(f"{path}: not an R data file (header {head!r})")
+                raise DataError(f"{path}:1:1: not an R data file (header {head!r})")
             if f.read(2) != b"X\n":
-                raise DataError(f"{path}: only XDR-serialized R data is supported")
+                raise DataError(f"{path}:1:1: only XDR-serialized R data is supported")
             r = _Reader(f, path)
             version = r.int()
             r.int()
@@ -258,10 +283,11 @@ def read_rda(path) -> dict:
             if version == 3:
                 r.read(r.int())  # native encoding
             top = r.item()
-    except (OSError, EOFError, lzma.LZMAError) as exc:
-        raise DataError(f"{path}: corrupt R data file ({exc})") from None
+    except _CORRUPT as exc:
+        raise DataError(f"{path}:1:1: corrupt R data file ({type(exc).__name__}: "
+                        f"{shorten(str(exc))})") from None
     if not isinstance(top, RObj) or not isinstance(top.value, list):
-        raise DataError(f"{path}: no named objects in the R data file")
+        raise DataError(f"{path}:1:1: no named objects in the R data file")
     return {tag: value for tag, value in top.value}
 
 
@@ -276,6 +302,8 @@ def _column(obj: RObj, n: int):
     """(indices, values) of the nonzeros of a numeric data.frame column."""
     v = obj.value
     if isinstance(v, SparseVec):
+        if v.length != n:
+            raise DataError(f"data.frame column of length {v.length}, expected {n}")
         return v.index, v.data
     v = np.asarray(v, dtype=np.float64)
     if len(v) != n:
@@ -293,6 +321,8 @@ def _nominal_column(obj: RObj, values: list[str], name: str):
         codes = np.asarray(v, dtype=np.float64)
         out = np.full(len(codes), np.nan)
         ok = ~np.isnan(codes)
+        if ((codes[ok] < 1) | (codes[ok] > len(levels))).any():
+            raise DataError(f"factor column {name!r} holds a code outside its levels")
         out[ok] = lookup[codes[ok].astype(int) - 1]
     elif isinstance(v, (list, np.ndarray)) and (isinstance(v, list) or v.dtype.kind == "S"):
         arr = np.asarray([b"\0NA" if s is None else s.encode() for s in v]) \
@@ -302,8 +332,17 @@ def _nominal_column(obj: RObj, values: list[str], name: str):
         codes = np.array([np.nan if u == b"\0NA" else index.get(u.decode(), -1) for u in uniq],
                          dtype=np.float64)
         out = codes[inv.ravel()]
-    else:
-        return _column(obj, len(v) if not isinstance(v, SparseVec) else v.length)
+    else:  # numbers: each must equal one declared value, whose index is the code
+        n = len(v) if not isinstance(v, SparseVec) else v.length
+        idx, data = _column(obj, n)
+        index = {}
+        for k, s in enumerate(values):
+            try:
+                index.setdefault(float(s), k)
+            except ValueError:
+                pass
+        out = np.full(n, float(index.get(0.0, -1)))  # the implicit zeros are the value "0"
+        out[idx] = [np.nan if np.isnan(x) else index.get(float(x), -1) for x in data]
     if (out == -1).any():
         raise DataError(f"column {name!r} holds a value outside its declared list")
     nz = np.flatnonzero(out != 0)
@@ -312,10 +351,21 @@ def _nominal_column(obj: RObj, values: list[str], name: str):
 
 def read_mldr(path):
     """(X as CSC, Y, feature names, label names, nominal) of an mldr.datasets ``.rda`` file."""
+    try:
+        return _read_mldr(path)
+    except DataError as exc:
+        msg = str(exc)
+        raise DataError(msg if msg.startswith(str(path)) else f"{path}:1:1: {msg}") from None
+    except _CORRUPT as exc:  # an object of the right shape holding values of the wrong kind
+        raise DataError(f"{path}:1:1: not a valid mldr object ({type(exc).__name__}: "
+                        f"{shorten(str(exc))})") from None
+
+
+def _read_mldr(path):
     objects = read_rda(path)
     mldr = next((v for v in objects.values() if isinstance(v, RObj) and "names" in v.attrs), None)
     if mldr is None:
-        raise DataError(f"{path}: no mldr object in the R data file")
+        raise DataError(f"{path}:1:1: no mldr object in the R data file")
     try:
         parts = _named(mldr)
         ds = parts["dataset"]
@@ -329,13 +379,16 @@ def read_mldr(path):
         lab = _named(labels)
         label_idx = [int(i) - 1 for i in np.asarray(lab["index"].value)]
     except (KeyError, AttributeError, TypeError, IndexError) as exc:
-        raise DataError(f"{path}: not an mldr object ({exc})") from None
+        raise DataError(f"{path}:1:1: not an mldr object ({exc})") from None
     rows, cols, vals, nominal, names = [], [], [], {}, []
     for k, j in enumerate(feat_idx):
         name = col_names[j]
         names.append(name)
         spec = (types.get(name) or "numeric").strip()
         if spec.startswith("{"):
+            if not spec.endswith("}"):
+                raise DataError(f"attribute {name!r}: nominal type without a closing '}}' "
+                                f"({shorten(spec)})")
             values = [unquote(v) for v in _split_quoted(spec[1:-1])]
             nominal[k] = values
             idx, v = _nominal_column(columns[j], values, name)
@@ -349,12 +402,18 @@ def read_mldr(path):
     Y = np.zeros((n, len(label_idx)), dtype=np.int8)
     for k, j in enumerate(label_idx):
         col = columns[j]
-        if isinstance(col.value, list):
-            Y[:, k] = [s == "1" for s in col.value]
-        elif isinstance(col.value, np.ndarray) and col.value.dtype.kind == "S":
-            Y[:, k] = col.value == b"1"
+        if isinstance(col.value, list) or (isinstance(col.value, np.ndarray)
+                                           and col.value.dtype.kind == "S"):
+            v = np.asarray([b"" if x is None else str(x).encode() for x in col.value]
+                           if isinstance(col.value, list) else col.value)
+            if not np.isin(v, (b"0", b"1")).all():
+                raise DataError(f"label column {col_names[j]!r} holds a value other than '0' "
+                                f"or '1'")
+            Y[:, k] = v == b"1"
         else:
             idx, v = _column(col, n)
-            Y[idx[v == 1], k] = 1
+            if not np.all(v == 1):
+                raise DataError(f"label column {col_names[j]!r} holds a value other than 0 or 1")
+            Y[idx, k] = 1
     label_names = [col_names[j] for j in label_idx]
     return X, Y, names, label_names, nominal

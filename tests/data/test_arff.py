@@ -92,27 +92,28 @@ def test_compressed_files(tmp_path):
         np.testing.assert_array_equal(read_arff(tmp_path / name).X, parse_arff(DENSE).X)
 
 
-@pytest.mark.parametrize("data, line, words", [
-    (b"1,0,1,1,red,s\n1,0,1\n", 13, "expected 6 values, found 3"),
-    (b"1,0,abc,1,red,s\n", 12, "'x': value is not a number"),
-    (b"1,0,1,1,purple,s\n", 12, "'colour': value not in its declared nominal list"),
-    (b"1,0,1,1,'red,s\n", 12, "unterminated quoted value"),
-    (b"{0 1, 99 1}\n", 12, "malformed sparse entry"),
+@pytest.mark.parametrize("data, where, words", [
+    (b"1,0,1,1,red,s\n1,0,1\n", "13:6", "expected 6 values, found 3"),
+    (b"1,0,abc,1,red,s\n", "12:5", "'x': value is not a number ('abc')"),
+    (b"1,0,1,1,purple,s\n", "12:9", "'colour': value not in its declared nominal list ('purple')"),
+    (b"1,0,1,1,'red,s\n", "12:9", "unterminated quoted value"),
+    (b"{0 1, 99 1}\n", "12:7", "sparse index out of range (the file declares 6 attributes) ('99 1')"),
 ])
-def test_malformed_data_names_file_and_line(data, line, words):
+def test_malformed_data_names_file_line_column_and_token(data, where, words):
     text = DENSE.split(b"@data")[0] + b"@data\n" + data
-    with pytest.raises(DataError, match=re.escape(f"bad.arff:{line}: malformed ARFF data: ")) as e:
+    with pytest.raises(DataError, match=re.escape(f"bad.arff:{where}: malformed ARFF data: ")) as e:
         parse_arff(text, "bad.arff")
     assert words in str(e.value)
+    assert "\n" not in str(e.value)
 
 
 def test_truncated_header():
-    with pytest.raises(DataError, match=r"bad.arff: truncated ARFF: no @data section"):
+    with pytest.raises(DataError, match=r"bad.arff:2:1: truncated ARFF: no @data section"):
         parse_arff(b"@relation r\n@attribute a numeric\n", "bad.arff")
 
 
 def test_bad_attribute_type():
-    with pytest.raises(DataError, match=r"bad.arff:2: malformed @attribute"):
+    with pytest.raises(DataError, match=r"bad.arff:2:1: malformed @attribute"):
         parse_arff(b"@relation r\n@attribute a complex\n@data\n", "bad.arff")
 
 

@@ -56,7 +56,7 @@ def add_toy(monkeypatch, mirror, arff=TOY_ARFF, xml=TOY_XML, pinned_arff=None):
                          files=(FileEntry("full", f"https://{HOST}/toy/toy.arff",
                                           pinned_arff or sha(TOY_ARFF)),
                                 FileEntry("labels-xml", f"https://{HOST}/toy/toy.xml",
-                                          sha(TOY_XML))))
+                                          sha(xml))))
     table = dict(reg.registry())
     table["toy"] = entry
     monkeypatch.setattr(reg, "registry", lambda: table)
@@ -181,13 +181,13 @@ def test_cli_malformed_arff(env, monkeypatch, cli):
     bad = TOY_ARFF.replace(b"1.5,b,0,1", b"1.5,b,0")
     add_toy(monkeypatch, env / "mirror", arff=bad, pinned_arff=sha(bad))
     code, _, msg = cli(["fetch", "toy", "--mirror", str(env / "mirror")])
-    assert code == 2 and "toy.arff:8: malformed ARFF data: expected 4 values, found 3" in msg
+    assert code == 2 and "toy.arff:8:8: malformed ARFF data: expected 4 values, found 3" in msg
     assert not (env / "data" / "toy.npz").exists()
 
 
 @pytest.mark.parametrize("cut, words", [
-    (b"@attribute L2", "toy.arff: truncated ARFF: no @data section"),
-    (b",0,1\n2.5", "toy.arff:8: malformed ARFF data: expected 4 values, found 2"),
+    (b"@attribute L2", "toy.arff:4:1: truncated ARFF: no @data section"),
+    (b",0,1\n2.5", "toy.arff:8:6: malformed ARFF data: expected 4 values, found 2"),
 ])
 def test_cli_truncated_arff(env, monkeypatch, cut, words, cli):
     bad = TOY_ARFF[:TOY_ARFF.index(cut)]
@@ -235,3 +235,54 @@ def test_cli_info_with_protocol(env, cli):
 
     row = json.loads(out)[0]
     assert row["instances"] == 593 and row["labels"] <= 6 and row["ir_max"] <= 50
+
+
+# --- issue 18: hostile files give one line and exit status 2; bad caches are rebuilt -----------
+@pytest.mark.parametrize("arff, xml, words", [
+    (TOY_ARFF.replace(b"2.5,a,1,1", b"{99999999999999999999 1}"), TOY_XML,
+     "toy.arff:9:2: malformed ARFF data: sparse index out of range"),
+    (TOY_ARFF.replace(b"2.5,a,1,1", b"{0 1, 0 2}"), TOY_XML, "toy.arff:9:7: malformed ARFF data: "
+     "sparse index not greater than the previous one"),
+    (TOY_ARFF.replace(b"2.5,a", b"0x10,a"), TOY_XML, "toy.arff:9:1: malformed ARFF data: "
+     "attribute 'f1': value is not a number ('0x10')"),
+    (TOY_ARFF, TOY_XML.replace(b'<label name="L1"/>', b"".join(
+        b'<label name="d%d">' % i for i in range(5000)) + b"</label>" * 5000),
+     "toy.xml:1:1: labels nested deeper than"),
+    (TOY_ARFF, TOY_XML.replace(b'version="1.0"', b'version="1.0" encoding="bogus"'),
+     "toy.xml:1:1: cannot decode the MULAN label XML"),
+])
+def test_cli_hostile_file_one_line_exit_2_nothing_cached(env, monkeypatch, cli, arff, xml, words):
+    add_toy(monkeypatch, env / "mirror", arff=arff, xml=xml, pinned_arff=sha(arff))
+    code, _, msg = cli(["fetch", "toy", "--mirror", str(env / "mirror")])
+    assert code == 2 and words in msg and msg.count("\n") == 1 and "Traceback" not in msg
+    assert not (env / "data" / "toy.npz").exists()
+    assert not [p for p in (env / "data").glob(".toy-*")]
+
+
+def _toy_loaded(env, monkeypatch):
+    add_toy(monkeypatch, env / "mirror")
+    return load_dataset("toy", mirror=str(env / "mirror"))
+
+
+def test_corrupt_cache_is_discarded_and_rebuilt(env, monkeypatch, capsys):
+    ds = _toy_loaded(env, monkeypatch)
+    path = env / "data" / "toy.npz"
+    path.write_bytes(path.read_bytes()[:100])  # a torn zip: BadZipFile
+    capsys.readouterr()
+    again = load_dataset("toy", mirror=str(env / "mirror"))
+    err = capsys.readouterr().err
+    assert "note:" in err and "toy.npz: discarding an unusable dataset cache" in err
+    np.testing.assert_array_equal(again.X, ds.X)
+    assert cache.load(env / "data", "toy") is not None  # rebuilt
+
+
+def test_cache_whose_features_disagree_is_discarded(env, monkeypatch, capsys):
+    ds = _toy_loaded(env, monkeypatch)
+    bad = Dataset(ds.name, np.hstack([ds.X, ds.X[:, :1]]), ds.Y, ds.feature_names,
+                  ds.label_names, ds.nominal, sha256=ds.sha256, domain=ds.domain)
+    cache.save(env / "data", bad)
+    capsys.readouterr()
+    assert cache.load(env / "data", "toy") is None
+    assert "X has 3 columns for 2 feature names" in capsys.readouterr().err
+    assert not (env / "data" / "toy.npz").exists()
+    assert load_dataset("toy", mirror=str(env / "mirror")).n_features == 2

@@ -1,0 +1,213 @@
+"""The fuzz targets: one per reader, each ``target(data: bytes, tmp: Path) -> (outcome, detail)``.
+
+Outcomes (segfaults and hangs are seen by the runner, from outside the process):
+
+- ``accepted``  the reader returned a value that passed the target's checks;
+- ``error``     a :class:`DataError` with a one-line ``path:line:column:`` message;
+- ``traceback`` any other exception, or a DataError message that is not one such line;
+- ``differs``   ARFF only: both readers accept and liac-arff's values differ from ours;
+- ``invalid``   accepted although the input breaks the format's rules (for ARFF: liac-arff
+  rejects it and the reason is not one of the documented leniencies; for the cache: a value
+  differs from the dataset that was saved).
+"""
+from __future__ import annotations
+
+import io
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+
+from mlbench.data import cache, clus_hmc, meka, mulan_xml
+from mlbench.data.arff import STRING, parse_arff, read_arff
+from mlbench.data.rda import read_mldr
+from mlbench.errors import DataError
+
+SEEDS = Path(__file__).resolve().parent / "seeds"
+_LINE = re.compile(r"^\S.*?:\d+:\d+: \S")
+
+# liac-arff errors on inputs that mlbench accepts on purpose (ARCHITECTURE.md, "Readers")
+LENIENCIES = (
+    "Bad @ATTRIBUTE name",          # repeated attribute names (some Clus files repeat them)
+    "Bad @ATTRIBUTE type",          # date / relational / hierarchical read as strings
+    "Bad @RELATION format",         # a bare '@relation' (no name) or a quoted-name variant
+    "Invalid layout of the ARFF file, at line",  # a '%' comment or blank line in odd places
+)
+
+
+def _error(exc: DataError):
+    msg = str(exc)
+    if "\n" in msg or not _LINE.match(msg):
+        return "traceback", f"DataError not one path:line:column line: {msg[:200]!r}"
+    return "error", msg[:200]
+
+
+def _liac(data: bytes):
+    import arff
+
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, "not UTF-8"
+    try:
+        return arff.load(io.StringIO(text), encode_nominal=True), None
+    except Exception as exc:  # liac-arff raises many types; any means "rejected"
+        return None, f"{type(exc).__name__}: {exc}"
+
+
+def _unindent_header(data: bytes) -> bytes:
+    """``data`` with the blanks before header keywords removed: liac-arff silently skips a
+    tab-indented ``@attribute`` line (a defect; WEKA and mlbench read it), so the reference is
+    given the same header without the indentation."""
+    k = data.lower().find(b"@data")
+    if k < 0:
+        return data
+    return re.sub(rb"(?m)^[ \t]+@", b"@", data[:k]) + data[k:]
+
+
+def _compare(ours, ref) -> str | None:
+    """None when mlbench's values equal liac-arff's, else where they differ."""
+    X = ours.X.toarray() if ours.sparse_rows else ours.X
+    rows = ref["data"]
+    if len(rows) != X.shape[0]:
+        return f"{X.shape[0]} rows, liac-arff {len(rows)}"
+    for i, row in enumerate(rows):
+        if len(row) != X.shape[1]:
+            return f"row {i}: {X.shape[1]} values, liac-arff {len(row)}"
+        for j, v in enumerate(row):
+            if ours.attributes[j].kind == STRING:
+                if ours.strings[j][i] != v:
+                    return f"row {i} col {j}: {ours.strings[j][i]!r} vs {v!r}"
+                continue
+            a = X[i, j]
+            if v is None:
+                if not math.isnan(a):
+                    return f"row {i} col {j}: {a!r} vs missing"
+            elif isinstance(v, str) or not (a == v or (math.isnan(a) and math.isnan(v))):
+                return f"row {i} col {j}: {a!r} vs {v!r}"
+    return None
+
+
+def arff_target(data: bytes, tmp: Path):
+    try:
+        (tmp / "fuzz.arff").write_bytes(data)
+        ours = read_arff(tmp / "fuzz.arff")
+    except DataError as exc:
+        return _error(exc)
+    ref, why = _liac(_unindent_header(data))
+    if ref is None:
+        if why == "not UTF-8" or any(why.split(": ", 1)[-1].startswith(s) for s in LENIENCIES):
+            return "accepted", f"leniency: {why[:120]}"
+        return "invalid", f"liac-arff rejects: {why[:200]}"
+    diff = _compare(ours, ref)
+    return ("differs", diff) if diff else ("accepted", "")
+
+
+def meka_target(data: bytes, tmp: Path):
+    try:
+        d = parse_arff(data, "fuzz.arff")
+        cols = meka.label_columns(d)
+    except DataError as exc:
+        return _error(exc)
+    n = meka.label_count(d.relation)
+    if len(cols) != abs(n) or not cols or len(cols) >= len(d.attributes):
+        return "invalid", f"-C {n} gave {len(cols)} label columns"
+    return "accepted", ""
+
+
+def clus_target(data: bytes, tmp: Path):
+    try:
+        d = parse_arff(data, "fuzz.arff")
+        Y, hier, col = clus_hmc.labels(d)
+    except DataError as exc:
+        return _error(exc)
+    if Y.shape != (d.X.shape[0], len(hier)) or (hier.close(Y) != Y).any():
+        return "invalid", "labels not closed upward"
+    return "accepted", ""
+
+
+def xml_target(data: bytes, tmp: Path):
+    path = tmp / "labels.xml"
+    path.write_bytes(data)
+    try:
+        names, edges = mulan_xml.read_labels(path)
+    except DataError as exc:
+        return _error(exc)
+    if len(set(names)) != len(names) or any(p not in names or c not in names for p, c in edges):
+        return "invalid", "duplicate or dangling label"
+    return "accepted", ""
+
+
+def rda_target(data: bytes, tmp: Path):
+    path = tmp / "fuzz.rda"
+    path.write_bytes(data)
+    try:
+        X, Y, names, lnames, nominal = read_mldr(path)
+    except DataError as exc:
+        return _error(exc)
+    bad = (X.shape[0] != Y.shape[0] or X.shape[1] != len(names) or Y.shape[1] != len(lnames)
+           or not np.isin(Y, (0, 1)).all())
+    for k, values in nominal.items():
+        col = X[:, k].toarray().ravel()
+        col = col[~np.isnan(col)]
+        bad |= bool(((col < 0) | (col >= len(values)) | (col != np.round(col))).any())
+    return ("invalid", "inconsistent shapes or codes") if bad else ("accepted", "")
+
+
+def _cache_seed():
+    """The bytes of the cache of a small real dataset (the flags seed) and the dataset itself."""
+    import tempfile
+
+    from mlbench.data.dataset import Dataset
+
+    d = parse_arff((SEEDS / "flags.arff").read_bytes(), "flags.arff")
+    X, Y, names, nominal = mulan_xml.split_features_labels(d, list(range(19, 26)))
+    ds = Dataset("flags", X, Y, names, d.names[19:26], nominal,
+                 parts={"train": np.arange(6), "test": np.arange(6, len(Y))}, sha256="0" * 64)
+    with tempfile.TemporaryDirectory() as t:
+        return cache.cache_path(cache.save(Path(t), ds).parent, "flags").read_bytes(), ds
+
+
+_CACHE = None
+
+
+def cache_target(data: bytes, tmp: Path):
+    global _CACHE
+    if _CACHE is None:
+        _CACHE = _cache_seed()
+    ref = _CACHE[1]
+    (tmp / "flags.npz").write_bytes(data)
+    ds = cache.load(tmp, "flags")
+    if ds is None:
+        return "error", "discarded"
+    same = (np.array_equal(np.asarray(ds.X), np.asarray(ref.X), equal_nan=True)
+            and np.array_equal(ds.Y, ref.Y) and ds.feature_names == ref.feature_names
+            and ds.label_names == ref.label_names and ds.nominal == ref.nominal
+            and list(ds.parts) == list(ref.parts)
+            and all(np.array_equal(ds.parts[p], ref.parts[p]) for p in ref.parts))
+    return ("accepted", "") if same else ("invalid", "a cached value differs from the saved one")
+
+
+def cache_seed_bytes() -> bytes:
+    global _CACHE
+    if _CACHE is None:
+        _CACHE = _cache_seed()
+    return _CACHE[0]
+
+
+# name -> (target, mutation family, seed files)
+TARGETS = {
+    "arff-dense": (arff_target, "arff", ["flags.arff"]),
+    "arff-sparse": (arff_target, "arff", ["tmc2007.arff"]),
+    "mulan-xml": (xml_target, "xml", ["flags.xml", "scene.xml"]),
+    "meka": (meka_target, "arff", ["yeast-meka.arff"]),
+    "rda": (rda_target, "rda", ["flags.rda"]),
+    "clus-hmc": (clus_target, "arff", ["church-clus.arff"]),
+    "cache": (cache_target, "cache", []),
+}
+
+
+def seeds(name: str) -> list[bytes]:
+    files = TARGETS[name][2]
+    return [(SEEDS / f).read_bytes() for f in files] if files else [cache_seed_bytes()]
