@@ -172,7 +172,9 @@ def _parse_name(rest: str):
     parts = rest.split(None, 1)
     if len(parts) != 2:
         raise ValueError("attribute without a type")
-    if any(ch in parts[0] for ch in "{},%'\""):  # as WEKA and liac-arff: quote such a name
+    if any(ch in parts[0] for ch in "{},"):  # such a name must be quoted (WEKA, liac-arff);
+        # '%' and quotes inside a name are kept: real files have them (Clus's 0point02%_MMS,
+        # delicious's TAG_m\'usica)
         raise ValueError(f"unquoted attribute name with a special character {parts[0]!r}")
     return parts[0], parts[1].strip()
 
