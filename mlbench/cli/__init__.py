@@ -27,6 +27,7 @@ COMMANDS = {
     "report": "report",
     "check": "check",
     "explain": "explain",
+    "reproduction": "reproduction",
 }
 
 HELP = {
@@ -38,6 +39,7 @@ HELP = {
     "report": "Paper-style tables, significance tests and CD diagrams.",
     "check": "Regression gate: compare results with a reference.",
     "explain": "Show what a fitted model learned (e.g. I-MTSL's label graph).",
+    "reproduction": "Write REPRODUCTION.md: our paper tables, claims tested, deviations.",
 }
 
 
