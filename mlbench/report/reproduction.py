@@ -22,6 +22,9 @@ ALPHA = 0.05
 META = ("dataset", "method", "protocol", "split", "repeat", "fold", "seed", "status", "error",
         "fit_seconds", "predict_seconds", "peak_memory_mb", "n_train", "n_test", "n_features",
         "n_labels", "params", "extra", "mlbench_version", "dataset_sha256")
+PAPER_KEYS = ("title", "csv", "run", "report")
+CLAIM_KEYS = ("text", "test", "method", "metrics")
+TESTS = ("rank_first", "best_on_each", "never_worse", "better_than")
 
 
 def load_claims(path):
@@ -31,7 +34,22 @@ def load_claims(path):
         raise ConfigError(f"{path}: cannot read the claims file: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("papers"), dict):
         raise ConfigError(f"{path}: expected a mapping 'papers: {{name: ...}}'")
+    for name, spec in data["papers"].items():
+        _require(spec, PAPER_KEYS, f"{path}: paper {name}")
+        for i, claim in enumerate(spec.get("claims") or [], 1):
+            _require(claim, CLAIM_KEYS, f"{path}: paper {name}, claim {i}")
+            if claim["test"] not in TESTS:
+                raise ConfigError(f"{path}: paper {name}, claim {i}: unknown test "
+                                  f"{claim['test']!r}; choose one of {', '.join(TESTS)}")
+        for i, dev in enumerate(spec.get("deviations") or [], 1):
+            _require(dev, ("text", "evidence"), f"{path}: paper {name}, deviation {i}")
     return data["papers"]
+
+
+def _require(spec, keys, where):
+    missing = [k for k in keys if not isinstance(spec, dict) or k not in spec]
+    if missing:
+        raise ConfigError(f"{where}: missing {', '.join(missing)}")
 
 
 def _scores(df, metric):
@@ -120,7 +138,10 @@ def _table(df, metrics):
 
 def _paper(name, spec, root):
     path = root / spec["csv"]
-    df = pd.read_csv(path)
+    try:
+        df = pd.read_csv(path)
+    except OSError as exc:
+        raise ConfigError(f"paper {name}: cannot read {path}: {exc}") from None
     df = df[df.status == "ok"]
     metrics = [c for c in df.columns if c not in META and df[c].notna().any()]
     splits = sorted(df.split.unique())

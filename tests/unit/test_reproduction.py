@@ -32,3 +32,10 @@ def test_claim_tests_decide_both_ways():
     assert not _test(worse, _rows([0.9, 0.91, 0.92], [0.5, 0.52, 0.5]))[0]
     with pytest.raises(ConfigError):
         _test({**claim, "test": "nope"}, _rows([1, 1, 1], [0, 0, 0]))
+
+
+def test_bad_claims_file_is_a_one_line_error(tmp_path):
+    bad = tmp_path / "claims.yaml"
+    bad.write_text("papers: {x: {title: t, run: r, report: r}}\n")
+    with pytest.raises(ConfigError, match="paper x: missing csv"):
+        render(bad, tmp_path)
