@@ -28,6 +28,7 @@ COMMANDS = {
     "check": "check",
     "explain": "explain",
     "costs": "costs",
+    "reproduction": "reproduction",
 }
 
 HELP = {
@@ -40,6 +41,7 @@ HELP = {
     "check": "Regression gate: compare results with a reference.",
     "explain": "Show what a fitted model learned (e.g. I-MTSL's label graph).",
     "costs": "Seconds and memory per method and dataset, from results files.",
+    "reproduction": "Write REPRODUCTION.md: our paper tables, claims tested, deviations.",
 }
 
 

@@ -1,0 +1,23 @@
+"""``mlbench reproduction``: write REPRODUCTION.md from the paper results and the claims file."""
+from __future__ import annotations
+
+import click
+
+
+@click.command("reproduction")
+@click.option("--claims", default="results/papers/claims.yaml", show_default=True,
+              help="Claims and deviations file (relative to --root).")
+@click.option("--root", default=".", show_default=True, type=click.Path(file_okay=False),
+              help="Repository root holding results/papers.")
+@click.option("--out", default=None, type=click.Path(dir_okay=False),
+              help="Write to FILE instead of stdout (e.g. REPRODUCTION.md).")
+def command(claims, root, out):
+    """The reproduction report: per paper, our tables, the claims tested, known deviations."""
+    from mlbench.report.reproduction import render
+
+    text = render(claims, root)
+    if out:
+        with open(out, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    else:
+        click.echo(text, nl=False)

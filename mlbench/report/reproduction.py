@@ -1,0 +1,178 @@
+"""REPRODUCTION.md from ``results/papers/*.csv`` and ``results/papers/claims.yaml``.
+
+Per paper: the protocol as run (datasets, methods, splits, commands), our table (mean ± sd over
+splits of each metric), each textual claim of the paper with whether it holds here and the test that
+decides it, and each known deviation with its evidence.  No number of a paper appears: the claims
+file holds text only.  :func:`render` is deterministic, so a test regenerates and compares.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from mlbench.errors import ConfigError
+from mlbench.metrics import get_measure
+from mlbench.stats.friedman import rank_scores
+from mlbench.stats.ttests import paired_ttest
+
+ALPHA = 0.05
+META = ("dataset", "method", "protocol", "split", "repeat", "fold", "seed", "status", "error",
+        "fit_seconds", "predict_seconds", "peak_memory_mb", "n_train", "n_test", "n_features",
+        "n_labels", "params", "extra", "mlbench_version", "dataset_sha256")
+PAPER_KEYS = ("title", "csv", "run", "report")
+CLAIM_KEYS = ("text", "test", "method", "metrics")
+TESTS = ("rank_first", "best_on_each", "never_worse", "better_than")
+
+
+def load_claims(path):
+    try:
+        data = yaml.safe_load(Path(path).read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigError(f"{path}: cannot read the claims file: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("papers"), dict):
+        raise ConfigError(f"{path}: expected a mapping 'papers: {{name: ...}}'")
+    for name, spec in data["papers"].items():
+        _require(spec, PAPER_KEYS, f"{path}: paper {name}")
+        for i, claim in enumerate(spec.get("claims") or [], 1):
+            _require(claim, CLAIM_KEYS, f"{path}: paper {name}, claim {i}")
+            if claim["test"] not in TESTS:
+                raise ConfigError(f"{path}: paper {name}, claim {i}: unknown test "
+                                  f"{claim['test']!r}; choose one of {', '.join(TESTS)}")
+        for i, dev in enumerate(spec.get("deviations") or [], 1):
+            _require(dev, ("text", "evidence"), f"{path}: paper {name}, deviation {i}")
+    return data["papers"]
+
+
+def _require(spec, keys, where):
+    missing = [k for k in keys if not isinstance(spec, dict) or k not in spec]
+    if missing:
+        raise ConfigError(f"{where}: missing {', '.join(missing)}")
+
+
+def _scores(df, metric):
+    """datasets x methods means and a (dataset, method) -> per-split Series lookup."""
+    per_split = df.pivot_table(index=["dataset", "split"], columns="method", values=metric)
+    return per_split.groupby(level="dataset").mean(), per_split
+
+
+def _gib(metric):
+    return get_measure(metric).greater_is_better
+
+
+def _better(a, b, gib):
+    return a > b if gib else a < b
+
+
+def _test(claim, df):
+    """(holds: bool, explanation) of one claim on one paper's rows."""
+    kind, method = claim["test"], claim["method"]
+    lines, holds = [], True
+    for metric in claim["metrics"]:
+        if metric not in df.columns:
+            return False, f"metric {metric} not in the results"
+        means, per_split = _scores(df, metric)
+        if method not in means.columns:
+            return False, f"method {method} not in the results"
+        versus = claim.get("versus") or [m for m in means.columns if m != method]
+        gib = _gib(metric)
+        if kind == "rank_first":
+            block = means.dropna()
+            avg = pd.Series(rank_scores(block.values, gib).mean(axis=0), index=block.columns)
+            ok = bool(avg[method] <= avg.min() + 1e-12)
+            lines.append(f"{metric}: {method} average rank {avg[method]:.2f} over {len(block)} "
+                         f"datasets, best {avg.idxmin()} {avg.min():.2f}")
+        elif kind == "best_on_each":
+            best = means.idxmax(axis=1) if gib else means.idxmin(axis=1)
+            ok = bool((best == method).all())
+            lines.append(f"{metric}: best mean on {int((best == method).sum())} of {len(best)} "
+                         "datasets")
+        elif kind in ("never_worse", "better_than"):
+            worse, won, total = 0, 0, 0
+            n_splits = per_split.groupby(level="dataset").size().min()
+            for d in means.index:
+                rows = per_split.loc[d]
+                for other in versus:
+                    total += 1
+                    a, b = rows[method].to_numpy(), rows[other].to_numpy()
+                    mean_better = _better(np.nanmean(a), np.nanmean(b), gib)
+                    if n_splits >= 2:
+                        r = paired_ttest(a, b)
+                        sig = r.p < ALPHA
+                        worse += sig and not mean_better
+                        won += sig and mean_better
+                    else:
+                        won += mean_better
+            ok = worse == 0 if kind == "never_worse" else won == total
+            test = "paired t-test" if n_splits >= 2 else "means only (one split)"
+            lines.append(f"{metric}: {test}, α = {ALPHA}: {method} significantly better in "
+                         f"{won}, worse in {worse} of {total} (dataset, method) pairs"
+                         if n_splits >= 2 else
+                         f"{metric}: {test}: {method} better in {won} of {total} pairs")
+        else:
+            raise ConfigError(f"claims: unknown test {kind!r}")
+        holds &= ok
+    return holds, "; ".join(lines)
+
+
+def _table(df, metrics):
+    out = []
+    methods = sorted(df.method.unique())
+    for metric in metrics:
+        arrow = "↑" if _gib(metric) else "↓"
+        g = df.groupby(["dataset", "method"])[metric]
+        mean, sd = g.mean().unstack(), g.std(ddof=1).unstack()
+        out += [f"**{metric}** {arrow}", "",
+                "| dataset | " + " | ".join(methods) + " |",
+                "|---" * (len(methods) + 1) + "|"]
+        for d in mean.index:
+            cells = [("—" if pd.isna(mean.loc[d, m]) else f"{mean.loc[d, m]:.4f}"
+                      + ("" if pd.isna(sd.loc[d, m]) else f" ± {sd.loc[d, m]:.4f}"))
+                     for m in methods]
+            out.append(f"| {d} | " + " | ".join(cells) + " |")
+        out.append("")
+    return out
+
+
+def _paper(name, spec, root):
+    path = root / spec["csv"]
+    try:
+        df = pd.read_csv(path)
+    except OSError as exc:
+        raise ConfigError(f"paper {name}: cannot read {path}: {exc}") from None
+    df = df[df.status == "ok"]
+    metrics = [c for c in df.columns if c not in META and df[c].notna().any()]
+    splits = sorted(df.split.unique())
+    out = [f"## {name}: {spec['title']}", "",
+           f"- results: `{spec['csv']}` ({len(df)} ok cells)",
+           f"- protocol: `{sorted(df.protocol.unique())[0]}`; splits: {len(splits)} "
+           f"({', '.join(splits)})",
+           f"- datasets: {', '.join(sorted(df.dataset.unique()))}",
+           f"- methods: {', '.join(sorted(df.method.unique()))}",
+           f"- run: `{spec['run']}`", f"- report: `{spec['report']}`", "",
+           "### Our results (mean ± sd over splits)", ""]
+    out += _table(df, metrics)
+    out += ["### The paper's claims", ""]
+    for c in spec.get("claims") or []:
+        holds, why = _test(c, df)
+        out.append(f"- {'HOLDS' if holds else 'DOES NOT HOLD'}: {c['text']}  \n"
+                   f"  test `{c['test']}`: {why}")
+    out += ["", "### Known deviations", ""]
+    devs = spec.get("deviations") or []
+    out += [f"- {d['text']}  \n  evidence: {d['evidence']}" for d in devs] or ["- none recorded"]
+    return out + [""]
+
+
+def render(claims_path="results/papers/claims.yaml", root="."):
+    """The text of REPRODUCTION.md."""
+    root = Path(root)
+    papers = load_claims(root / claims_path)
+    out = ["# Reproduction report", "",
+           "Generated by `mlbench reproduction --out REPRODUCTION.md` from `results/papers/*.csv` "
+           "and `results/papers/claims.yaml`; do not edit by hand.  The papers' own numbers are not "
+           "quoted: compare with the papers' tables yourself.", ""]
+    for name, spec in papers.items():
+        out += _paper(name, spec, root)
+    return "\n".join(out).rstrip() + "\n"

@@ -1,0 +1,41 @@
+"""REPRODUCTION.md is generated (``mlbench reproduction``) and must match results/papers."""
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from mlbench.errors import ConfigError
+from mlbench.report.reproduction import _test, render
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_reproduction_md_is_current():
+    current = (ROOT / "REPRODUCTION.md").read_text(encoding="utf-8")
+    assert render("results/papers/claims.yaml", ROOT) == current, (
+        "REPRODUCTION.md is stale: run `mlbench reproduction --out REPRODUCTION.md`")
+
+
+def _rows(a, b):
+    """Two methods, one dataset, three splits; ``a`` and ``b`` are their macro-AUCs."""
+    return pd.DataFrame([{"dataset": "d", "split": f"s{i}", "method": m, "macro_auc": v}
+                         for i in range(3) for m, v in (("a", a[i]), ("b", b[i]))])
+
+
+def test_claim_tests_decide_both_ways():
+    claim = {"test": "better_than", "method": "a", "versus": ["b"], "metrics": ["macro_auc"]}
+    assert _test(claim, _rows([0.9, 0.91, 0.92], [0.5, 0.52, 0.5]))[0]
+    assert not _test(claim, _rows([0.9, 0.5, 0.92], [0.5, 0.9, 0.5]))[0]   # not significant
+    first = {"test": "rank_first", "method": "b", "metrics": ["macro_auc"]}
+    assert not _test(first, _rows([0.9, 0.91, 0.92], [0.5, 0.52, 0.5]))[0]
+    worse = {"test": "never_worse", "method": "b", "metrics": ["macro_auc"]}
+    assert not _test(worse, _rows([0.9, 0.91, 0.92], [0.5, 0.52, 0.5]))[0]
+    with pytest.raises(ConfigError):
+        _test({**claim, "test": "nope"}, _rows([1, 1, 1], [0, 0, 0]))
+
+
+def test_bad_claims_file_is_a_one_line_error(tmp_path):
+    bad = tmp_path / "claims.yaml"
+    bad.write_text("papers: {x: {title: t, run: r, report: r}}\n")
+    with pytest.raises(ConfigError, match="paper x: missing csv"):
+        render(bad, tmp_path)
