@@ -21,9 +21,11 @@ from mlbench.methods.mtl.logistic import predict_proba
 
 
 def search_convergence(infos):
-    """Convergence over a hold-out search: grid fits run, how many stopped at the iteration cap
+    """Convergence over a hold-out search: solver runs (grid points that reuse an earlier point's
+    solution, ``info["reused"]``, are not counted again), how many stopped at the iteration cap
     without meeting the tolerance, and the most iterations one took (empty without a search)."""
-    flags = [i["converged"] for i in infos if "converged" in i]
+    infos = [i for i in infos if "converged" in i and not i.get("reused")]
+    flags = [i["converged"] for i in infos]
     if not flags:
         return {}
     return {"search_fits": len(flags), "search_unconverged": int(sum(not f for f in flags)),

@@ -231,7 +231,8 @@ class IMTSL(HoldoutMTL):
         # gamma path, hence the same solutions: solve each (graph, gamma) once
         key = (E.tobytes(), point["gamma"])
         solved = state.setdefault("solved", {})
-        if key in solved:
+        reused = key in solved
+        if reused:
             res = solved[key]
         else:
             # warm start: this graph's previous (larger) gamma, else the last solution of any graph
@@ -255,6 +256,8 @@ class IMTSL(HoldoutMTL):
             info["structure_iter"] = freq[2]
         if self.graph == "random":
             info["n_edges_learned"] = n_learned
+        if reused:        # no new solver run: the search's convergence count skips it
+            info["reused"] = True
         return res.x[:-1], res.x[-1], info
 
 
