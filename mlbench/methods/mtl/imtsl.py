@@ -29,7 +29,9 @@ W = 0 is at most about 0.5 per entry on z-scored inputs, so every gamma >= 5/9 o
 W = 0 and the hold-out can only pick gamma = 0 (no l1 term) or an intercept-only model.  The
 MALSAR baselines (cmtl, trace, mtl-feat) keep MALSAR's per-task mean loss (Eq. 4), which is how the
 Logistic_* solvers the paper ran are written; BR and CC, which the authors implemented themselves,
-take this module's summed scale (:mod:`mlbench.methods.mtl.baselines`).  Ebar is the sign pattern
+take this module's summed scale (:mod:`mlbench.methods.mtl.baselines`) in the protocol ``imtsl``; the
+protocol ``imtsl-paper`` runs the literal Eqs. 4-5 instead (``objective="eq5"`` here, the mean loss
+for BR and CC).  Ebar is the sign pattern
 of Eq. 3 (the paper's Figure 2 shows signs only), not weighted by frequencies or coefficients.
 
 ``lambda`` (Algorithm 1) is the l1 penalty of the structure regressions and ``gamma`` the l1
