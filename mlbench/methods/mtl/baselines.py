@@ -11,8 +11,9 @@ take I-MTSL's reading of the loss (the summed log-loss of the paper's Eq. 8; see
 :mod:`mlbench.methods.mtl.imtsl`): each label minimises sum_i logloss + lambda ||w||^2, i.e.
 scikit-learn's C = 1 / (2 lambda) (``scale="sum"``, the default).  BR is then I-MTSL without the
 label graph and with an L2 instead of an l1 penalty, at the same scale, so the comparison does not
-hinge on a different regularisation strength.  ``scale="mean"`` is MALSAR's per-task mean loss
-(the MTL baselines' scale): (1/n) sum_i logloss + lambda ||w||^2, C = 1 / (2 lambda n).
+hinge on a different regularisation strength.  ``scale="mean"`` is the per-task mean loss of
+Eqs. 4-5 (also MALSAR's, the MTL baselines' scale): (1/n) sum_i logloss + lambda ||w||^2,
+C = 1 / (2 lambda n); the protocol ``imtsl-paper`` runs BR and CC this way.
 """
 from __future__ import annotations
 

@@ -119,7 +119,8 @@ class ClusteredMTL(HoldoutMTL):
                                 max_iter=int(self.max_iter), tol=float(self.tol))
         state["warm"] = (res.x, res.lipschitz)
         self.cluster_matrix_ = M
-        info = {"n_iter": res.n_iter, "converged": bool(res.converged), "n_clusters": k}
+        info = {"n_iter": res.n_iter, "converged": bool(res.converged), "n_clusters": k,
+                "rel_change": float(f"{res.rel_change:.3g}")}
         return W, b, info
 
 

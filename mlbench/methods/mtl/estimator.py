@@ -20,6 +20,18 @@ from mlbench.methods.mtl.holdout import check_fraction, holdout_parts, mean_labe
 from mlbench.methods.mtl.logistic import predict_proba
 
 
+def search_convergence(infos):
+    """Convergence over a hold-out search: solver runs (grid points that reuse an earlier point's
+    solution, ``info["reused"]``, are not counted again), how many stopped at the iteration cap
+    without meeting the tolerance, and the most iterations one took (empty without a search)."""
+    infos = [i for i in infos if "converged" in i and not i.get("reused")]
+    flags = [i["converged"] for i in infos]
+    if not flags:
+        return {}
+    return {"search_fits": len(flags), "search_unconverged": int(sum(not f for f in flags)),
+            "search_max_iter": int(max(i.get("n_iter", 0) for i in infos))}
+
+
 class HoldoutMTL(MultiLabelClassifier, metaclass=ABCMeta):
     """Shared ``fit``/``predict_proba``; subclasses set the grid and the single fit."""
 
@@ -52,15 +64,18 @@ class HoldoutMTL(MultiLabelClassifier, metaclass=ABCMeta):
             else:  # nothing to choose: no rows are held out (a given validation part joins training)
                 X_fit, Y_fit, X_val, Y_val, X_all, Y_all = holdout_parts(X, Y, validation, 0.0, rng)
             best = points[0]
+            search = []     # the solver's report of every grid point of the search
             if len(points) > 1 and X_val is not None:
                 state = {"points": points}
                 for point in points:
-                    coef, b, _ = self._fit_point(X_fit, Y_fit, point, state, rng)
+                    coef, b, point_info = self._fit_point(X_fit, Y_fit, point, state, rng)
+                    search.append(point_info)
                     pred = predict_proba(X_val, coef, b) >= 0.5
                     scores.append(mean_label_accuracy(Y_val, pred))
                 best = points[int(np.argmax(scores))]
             self.coef_, self.intercept_, info = self._fit_point(X_all, Y_all, best, {"points": [best]}, rng)
-        self.fit_info_ = {**{k: round(float(v), 6) for k, v in best.items()}, **info}
+        self.fit_info_ = {**{k: round(float(v), 6) for k, v in best.items()}, **info,
+                          **search_convergence(search)}
         self.n_iter_ = int(max(1, info.get("n_iter", 1)))  # solver iterations of the final fit
         if scores:
             self.fit_info_["validation_accuracy"] = round(float(max(scores)), 6)

@@ -27,7 +27,8 @@ import numpy as np
 
 @dataclass
 class FistaResult:
-    """Solution ``x``, its objective, the iterations used, whether ``tol`` was met, the final L."""
+    """Solution ``x``, its objective, the iterations used, whether ``tol`` was met, the final L, and
+    the last relative step ||x_k - x_k-1|| / max(1, ||x_k-1||) (the quantity ``tol`` bounds)."""
 
     x: np.ndarray
     objective: float
@@ -35,6 +36,7 @@ class FistaResult:
     converged: bool
     lipschitz: float
     history: list = field(default_factory=list)
+    rel_change: float = float("nan")
 
 
 def fista(smooth, prox, x0, *, nonsmooth=None, lipschitz=1.0, max_iter=1000, tol=1e-6,
@@ -73,6 +75,7 @@ def fista(smooth, prox, x0, *, nonsmooth=None, lipschitz=1.0, max_iter=1000, tol
     f_x = None
     converged = False
     k = 0
+    rel_change = float("nan")
     if affine is None:
         def value(v, grad, _Av):
             return smooth(v, grad)
@@ -107,9 +110,10 @@ def fista(smooth, prox, x0, *, nonsmooth=None, lipschitz=1.0, max_iter=1000, tol
         x, t, f_x, A_x = x_new, t_new, f_new, A_new
         if record:
             history.append(float(f_new + g(x_new)))
+        rel_change = change / scale
         if change <= tol * scale:
             converged = True
             break
     if f_x is None:
         f_x = value(x, False, A_x)
-    return FistaResult(x, float(f_x + g(x)), k, converged, L, history)
+    return FistaResult(x, float(f_x + g(x)), k, converged, L, history, rel_change)

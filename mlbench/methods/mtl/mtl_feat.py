@@ -174,6 +174,7 @@ class MultiTaskFeatureLearning(HoldoutMTL):
             state["warm_l21"] = (res.x, res.lipschitz)
             W = res.x[:-1]
             info = {"n_iter": res.n_iter, "converged": bool(res.converged),
+                    "rel_change": float(f"{res.rel_change:.3g}"),
                     "n_features_used": int(np.count_nonzero(np.abs(W).sum(axis=1)))}
             return W, res.x[-1], info
         W0, b0 = state.get("warm", (None, None))

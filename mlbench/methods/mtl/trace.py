@@ -76,7 +76,8 @@ class TraceNormMTL(HoldoutMTL):
         state["warm"] = (res.x, res.lipschitz)
         W = res.x[:-1]
         rank = int(np.sum(np.linalg.svd(W, compute_uv=False) > 1e-10)) if W.size else 0
-        info = {"rank": rank, "n_iter": res.n_iter, "converged": bool(res.converged)}
+        info = {"rank": rank, "n_iter": res.n_iter, "converged": bool(res.converged),
+                "rel_change": float(f"{res.rel_change:.3g}")}
         return W, res.x[-1], info
 
 
