@@ -143,11 +143,17 @@ def _paper(name, spec, root):
     except OSError as exc:
         raise ConfigError(f"paper {name}: cannot read {path}: {exc}") from None
     df = df[df.status == "ok"]
+    if spec.get("protocol"):           # one CSV may hold several protocols of one paper
+        df = df[df.protocol == spec["protocol"]]
+    if spec.get("methods"):            # the paper's method set (ablations are reported elsewhere)
+        df = df[df.method.isin(spec["methods"])]
+    if df.empty:
+        raise ConfigError(f"paper {name}: no ok row of {spec['csv']} matches its protocol/methods")
     metrics = [c for c in df.columns if c not in META and df[c].notna().any()]
     splits = sorted(df.split.unique())
     out = [f"## {name}: {spec['title']}", "",
            f"- results: `{spec['csv']}` ({len(df)} ok cells)",
-           f"- protocol: `{sorted(df.protocol.unique())[0]}`; splits: {len(splits)} "
+           f"- protocol: `{', '.join(sorted(df.protocol.unique()))}`; splits: {len(splits)} "
            f"({', '.join(splits)})",
            f"- datasets: {', '.join(sorted(df.dataset.unique()))}",
            f"- methods: {', '.join(sorted(df.method.unique()))}",

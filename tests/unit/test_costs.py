@@ -81,7 +81,7 @@ def test_committed_costs_table_is_current():
 
 def test_costs_command_writes_the_table(cli, tmp_path):
     src = tmp_path / "r.csv"
-    frame([["a", "ok", 1.5, 0.5, 10, 2, 2]]).assign(dataset="toy", peak_memory_mb=12.0) \
+    frame([["a", "ok", 1.5, 0.5, 10, 2, 2]]).assign(dataset="toy", protocol="p", peak_memory_mb=12.0) \
         .to_csv(src, index=False)
     out = tmp_path / "COSTS.md"
     code, _, err = cli(["costs", src, "-o", out])
