@@ -115,16 +115,16 @@ def load_dataset(name: str, data_dir=None, mirror=None, *, refresh: bool = False
     """The dataset ``name`` (case-insensitive), from the cache or fetched, verified and parsed.
 
     ``data_dir`` defaults to ``$MLBENCH_DATA`` or the user cache directory, ``mirror`` to
-    ``$MLBENCH_MIRROR``.  ``refresh`` re-parses even when a cache exists.
+    ``$MLBENCH_MIRROR``.  ``refresh`` re-parses even when a cache exists.  The cache holds the files
+    as parsed; the entry's ``drop_features`` are removed on every load, so a change of that list
+    needs no cache rebuild.
     """
     root = fetch.data_dir(data_dir)
     entry = get_entry(name)
     expected = fetch.combined_sha256(entry) if entry.pinned else None
-    if not refresh:
-        ds = cache.load(root, entry.name, expected)
-        if ds is not None:
-            return ds
-    paths = fetch.fetch_files(entry, root, fetch.mirror_location(mirror))
-    ds = build_dataset(entry, paths)
-    cache.save(root, ds)
-    return ds
+    ds = None if refresh else cache.load(root, entry.name, expected)
+    if ds is None:
+        paths = fetch.fetch_files(entry, root, fetch.mirror_location(mirror))
+        ds = build_dataset(entry, paths)
+        cache.save(root, ds)
+    return ds.without_features(entry.drop_features)

@@ -46,6 +46,7 @@ class DatasetEntry:
     source: str | None = None
     note: str = ""
     files: tuple = field(default_factory=tuple)
+    drop_features: tuple = ()     # columns that are identifiers, not features (applied at load)
 
     @property
     def parts(self) -> list[FileEntry]:
@@ -80,7 +81,8 @@ def _entry(name, d) -> DatasetEntry:
                         published=dict(d.get("published") or {}),
                         papers=tuple(d.get("papers") or ()), verified=bool(d.get("verified")),
                         hierarchy=d.get("hierarchy"), source=d.get("source"),
-                        note=d.get("note", ""), files=files)
+                        note=d.get("note", ""), files=files,
+                        drop_features=tuple(d.get("drop_features") or ()))
 
 
 @lru_cache(maxsize=None)

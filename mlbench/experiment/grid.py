@@ -57,7 +57,7 @@ SPLIT_FIELDS = {"holdout": ("train_fraction", "validation_fraction"),
                 "given": ("validation_fraction",)}
 
 
-def data_spec(preprocess, scheme, dataset):
+def data_spec(preprocess, scheme, dataset, dropped=()):
     """Short sha256 (16 hex digits) of what decides the data a cell of ``dataset`` sees.
 
     The fingerprint covers the protocol's preprocessing steps that apply to ``dataset`` (a step
@@ -65,6 +65,8 @@ def data_spec(preprocess, scheme, dataset):
     the step's defaults filled in (so ``standardize`` and ``{step: standardize, nominal: false}``
     agree), in order, and the split scheme's name with the fields of :data:`SPLIT_FIELDS`, as
     canonical JSON (sorted keys).  The split's seed and id are part of the cell's key already.
+    ``dropped``: the registry's ``drop_features`` of the dataset; counted only when non-empty, so
+    that every other dataset's fingerprint stays what it was.
     """
     from mlbench.data.preprocess import STEPS, parse_step
 
@@ -76,8 +78,22 @@ def data_spec(preprocess, scheme, dataset):
             continue
         steps.append([name, {**STEPS[name].defaults, **params}])
     split = {"scheme": scheme.scheme, **{f: getattr(scheme, f) for f in SPLIT_FIELDS[scheme.scheme]}}
-    text = json.dumps({"preprocess": steps, "split": split}, sort_keys=True, default=repr)
+    spec = {"preprocess": steps, "split": split}
+    if dropped:
+        spec["drop_features"] = sorted(dropped)
+    text = json.dumps(spec, sort_keys=True, default=repr)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _dropped(name):
+    """The registry's ``drop_features`` of dataset ``name`` (none for an unregistered name)."""
+    from mlbench.data.registry import get_entry
+    from mlbench.errors import DataError
+
+    try:
+        return get_entry(name).drop_features
+    except DataError:
+        return ()
 
 
 def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=None):
@@ -94,7 +110,7 @@ def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=N
     built = {}  # method entry index -> get_params(deep=False) of its estimator
     cells = []
     for ds in datasets:
-        fingerprint = data_spec(protocol.preprocess, protocol.split, ds)
+        fingerprint = data_spec(protocol.preprocess, protocol.split, ds, _dropped(ds))
         for s in splits_by_dataset[ds]:
             for i, m in enumerate(methods):
                 spec = CellSpec(

@@ -63,3 +63,25 @@ def test_without_features_renumbers_nominal_columns():
     assert ds.without_features([]) is ds
     with pytest.raises(DataError, match="drop_features names no feature 'id'"):
         ds.without_features(["id"])
+
+
+@pytest.mark.mirror
+def test_loaded_genbase_has_no_protein_column(tmp_path):
+    mirror = os.environ.get("MLBENCH_MIRROR")
+    if not mirror or not (Path(mirror) / GENBASE).is_file():
+        pytest.skip("MLBENCH_MIRROR is not set to the dataset mirror directory")
+    from mlbench.data import load_dataset
+
+    for _ in range(2):                       # parsed, then from the cache: dropped both times
+        ds = load_dataset("genbase", data_dir=tmp_path, mirror=mirror)
+        assert "protein" not in ds.feature_names and ds.n_features == 1185
+
+
+def test_dropped_features_change_only_that_datasets_fingerprint():
+    from mlbench.data.splits import SplitScheme
+    from mlbench.experiment.grid import _dropped, data_spec
+
+    scheme = SplitScheme(scheme="holdout", train_fraction=0.5, repeats=2)
+    assert _dropped("genbase") == ("protein",) and _dropped("emotions") == ()
+    assert data_spec([], scheme, "genbase", ("protein",)) != data_spec([], scheme, "genbase")
+    assert data_spec([], scheme, "emotions", _dropped("emotions")) == data_spec([], scheme, "emotions")
