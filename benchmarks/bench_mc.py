@@ -29,33 +29,33 @@ def best_of(fn, repeat=3):
 
 def random_mixture(K, n, L, rng):
     A = rng.randn(K, n, L) * 2
-    pcoef = rng.randn(K, L) * 2
+    D = rng.randn(K, n, L) * 2
     parent = np.full((K, L), -1, dtype=np.intp)
     for k in range(K):
         order = rng.permutation(L)
         for pos in range(1, L):
             parent[k, order[pos]] = order[rng.randint(pos)]
-    return A, pcoef, parent, np.log(rng.dirichlet(np.ones(K)))
+    return A, D, parent, np.log(rng.dirichlet(np.ones(K)))
 
 
 def bench_kernels(n, L, K, T=150):
     if _mixture._kernel is None:
         raise SystemExit("mlbench._ext._mc is not built (setup.py build_ext --inplace)")
     rng = np.random.RandomState(0)
-    A, pcoef, parent, log_lam = random_mixture(K, n, L, rng)
+    A, D, parent, log_lam = random_mixture(K, n, L, rng)
     Y0 = rng.randint(2, size=(n, L)).astype(np.int8)
     flips = rng.randint(L, size=(n, T))
     u = rng.random_sample((n, T))
     temps = _mixture.temperatures(T, 5.0)
-    yc, sc = _mixture.anneal(A, pcoef, parent, log_lam, Y0, flips, u, temps)
-    yn, sn = _mixture.anneal_numpy(A, pcoef, parent, log_lam, Y0, flips, u, temps)
+    yc, sc = _mixture.anneal(A, D, parent, log_lam, Y0, flips, u, temps)
+    yn, sn = _mixture.anneal_numpy(A, D, parent, log_lam, Y0, flips, u, temps)
     assert np.array_equal(yc, yn) and np.allclose(sc, sn)
-    t_c = best_of(lambda: _mixture.anneal(A, pcoef, parent, log_lam, Y0, flips, u, temps))
-    t_n = best_of(lambda: _mixture.anneal_numpy(A, pcoef, parent, log_lam, Y0, flips, u, temps), 1)
+    t_c = best_of(lambda: _mixture.anneal(A, D, parent, log_lam, Y0, flips, u, temps))
+    t_n = best_of(lambda: _mixture.anneal_numpy(A, D, parent, log_lam, Y0, flips, u, temps), 1)
     print(f"anneal ({n} rows, L={L}, K={K}, {T} steps): cython {t_c * 1e3:8.2f} ms  "
           f"numpy {t_n * 1e3:8.1f} ms  ratio {t_n / t_c:6.1f}x")
-    t_c = best_of(lambda: _mixture.component_loglik(A, pcoef, parent, Y0), 5)
-    t_n = best_of(lambda: _mixture.component_loglik_numpy(A, pcoef, parent, Y0), 5)
+    t_c = best_of(lambda: _mixture.component_loglik(A, D, parent, Y0), 5)
+    t_n = best_of(lambda: _mixture.component_loglik_numpy(A, D, parent, Y0), 5)
     print(f"component log-likelihoods ({n} rows): cython {t_c * 1e3:8.3f} ms  "
           f"numpy {t_n * 1e3:8.3f} ms  ratio {t_n / t_c:6.1f}x")
 

@@ -6,8 +6,9 @@
 # GIL.  The same holds for the E-step's component log-likelihoods, evaluated many times per EM run.
 # NumPy references: mlbench/methods/probabilistic/_mixture.py (tests hold the two equal).
 #
-# Layout: A (K, n, L) node inputs a_i(x) = coef_i . x + b_i; pcoef (K, L) parent coefficients;
-# parent (K, L) parent label or -1; Y (n, L) int8 label vectors.
+# Layout: A (K, n, L) node logits with the parent off (a root's logit); D (K, n, L) the change of
+# the logit when the parent is on (0 for roots; per row, since each parent value has its own
+# regression); parent (K, L) parent label or -1; Y (n, L) int8 label vectors.
 import numpy as np
 cimport numpy as cnp
 from libc.math cimport exp, log, log1p
@@ -24,7 +25,7 @@ cdef inline float64_t _log_sigmoid(float64_t z) noexcept nogil:
     return z - log1p(exp(z))
 
 
-cdef inline float64_t _tree_ll(const float64_t[:, :, ::1] A, const float64_t[:, ::1] pcoef,
+cdef inline float64_t _tree_ll(const float64_t[:, :, ::1] A, const float64_t[:, :, ::1] D,
                                const intp_t[:, ::1] parent, intp_t k, intp_t n,
                                const signed char* y, intp_t L) noexcept nogil:
     # log P(y | x_n, T_k) = sum_i log P(y_i | x_n, y_parent)  (MC paper, Eq. 4)
@@ -34,27 +35,12 @@ cdef inline float64_t _tree_ll(const float64_t[:, :, ::1] A, const float64_t[:, 
         z = A[k, n, i]
         p = parent[k, i]
         if p >= 0 and y[p]:
-            z += pcoef[k, i]
+            z += D[k, n, i]
         s += _log_sigmoid(z if y[i] else -z)
     return s
 
 
-cdef inline float64_t _mix_ll(const float64_t[:, :, ::1] A, const float64_t[:, ::1] pcoef,
-                              const intp_t[:, ::1] parent, const float64_t[::1] log_lambda,
-                              intp_t n, const signed char* y, intp_t L, float64_t* buf) noexcept nogil:
-    # log sum_k lambda_k P(y | x_n, T_k)  (Eq. 5), by log-sum-exp over the K components
-    cdef intp_t k, K = A.shape[0]
-    cdef float64_t mx = -1e308, s = 0.0
-    for k in range(K):
-        buf[k] = log_lambda[k] + _tree_ll(A, pcoef, parent, k, n, y, L)
-        if buf[k] > mx:
-            mx = buf[k]
-    for k in range(K):
-        s += exp(buf[k] - mx)
-    return mx + log(s)
-
-
-def component_loglik(const float64_t[:, :, ::1] A, const float64_t[:, ::1] pcoef,
+def component_loglik(const float64_t[:, :, ::1] A, const float64_t[:, :, ::1] D,
                      const intp_t[:, ::1] parent, const signed char[:, ::1] Y):
     """(n, K) array of log P(y_n | x_n, T_k)."""
     cdef intp_t K = A.shape[0], n_rows = A.shape[1], L = A.shape[2], n, k
@@ -63,35 +49,35 @@ def component_loglik(const float64_t[:, :, ::1] A, const float64_t[:, ::1] pcoef
     with nogil:
         for n in range(n_rows):
             for k in range(K):
-                o[n, k] = _tree_ll(A, pcoef, parent, k, n, &Y[n, 0], L)
+                o[n, k] = _tree_ll(A, D, parent, k, n, &Y[n, 0], L)
     return out
 
 
-cdef inline float64_t _node_ll(const float64_t[:, :, ::1] A, const float64_t[:, ::1] pcoef,
+cdef inline float64_t _node_ll(const float64_t[:, :, ::1] A, const float64_t[:, :, ::1] D,
                                const intp_t[:, ::1] parent, intp_t k, intp_t n, intp_t i,
                                const signed char* y) noexcept nogil:
     # log P(y_i | x_n, y_parent) in tree k
     cdef float64_t z = A[k, n, i]
     cdef intp_t p = parent[k, i]
     if p >= 0 and y[p]:
-        z += pcoef[k, i]
+        z += D[k, n, i]
     return _log_sigmoid(z if y[i] else -z)
 
 
-cdef inline float64_t _flip_delta(const float64_t[:, :, ::1] A, const float64_t[:, ::1] pcoef,
+cdef inline float64_t _flip_delta(const float64_t[:, :, ::1] A, const float64_t[:, :, ::1] D,
                                   const intp_t[:, ::1] parent, const intp_t[:, ::1] child_ptr,
                                   const intp_t[::1] child_idx, intp_t k, intp_t n, intp_t j,
                                   signed char* y) noexcept nogil:
     # change of log P(y | x_n, T_k) when y_j flips: only node j and the children of j change
     cdef float64_t old = 0.0, new = 0.0
     cdef intp_t c
-    old = _node_ll(A, pcoef, parent, k, n, j, y)
+    old = _node_ll(A, D, parent, k, n, j, y)
     for c in range(child_ptr[k, j], child_ptr[k, j + 1]):
-        old += _node_ll(A, pcoef, parent, k, n, child_idx[c], y)
+        old += _node_ll(A, D, parent, k, n, child_idx[c], y)
     y[j] = 1 - y[j]
-    new = _node_ll(A, pcoef, parent, k, n, j, y)
+    new = _node_ll(A, D, parent, k, n, j, y)
     for c in range(child_ptr[k, j], child_ptr[k, j + 1]):
-        new += _node_ll(A, pcoef, parent, k, n, child_idx[c], y)
+        new += _node_ll(A, D, parent, k, n, child_idx[c], y)
     y[j] = 1 - y[j]
     return new - old
 
@@ -122,7 +108,7 @@ def _children(const intp_t[:, ::1] parent):
     return ptr, np.array(idx, dtype=np.intp)
 
 
-def anneal(const float64_t[:, :, ::1] A, const float64_t[:, ::1] pcoef, const intp_t[:, ::1] parent,
+def anneal(const float64_t[:, :, ::1] A, const float64_t[:, :, ::1] D, const intp_t[:, ::1] parent,
            const float64_t[::1] log_lambda, const signed char[:, ::1] Y0, const intp_t[:, ::1] flips,
            const float64_t[:, ::1] u, const float64_t[::1] temps):
     """Simulated-annealing MAP search per row (section 5.4); returns (best Y, best log-probability).
@@ -149,13 +135,13 @@ def anneal(const float64_t[:, :, ::1] A, const float64_t[:, ::1] pcoef, const in
     with nogil:
         for n in range(n_rows):
             for k in range(K):
-                comp[k] = log_lambda[k] + _tree_ll(A, pcoef, parent, k, n, &y[n, 0], L)
+                comp[k] = log_lambda[k] + _tree_ll(A, D, parent, k, n, &y[n, 0], L)
             cur = _logsumexp(&comp[0], K)
             best = cur
             for t in range(T):
                 j = flips[n, t]
                 for k in range(K):
-                    trial[k] = comp[k] + _flip_delta(A, pcoef, parent, child_ptr, child_idx, k, n, j,
+                    trial[k] = comp[k] + _flip_delta(A, D, parent, child_ptr, child_idx, k, n, j,
                                                      &y[n, 0])
                 new = _logsumexp(&trial[0], K)
                 delta = new - cur

@@ -25,32 +25,32 @@ def random_tree(L, n, seed):
     for pos in range(1, L):
         if r.rand() < 0.8:
             parent[order[pos]] = order[r.randint(pos)]
-    return r.randn(n, L) * 2, r.randn(L) * 3, parent
+    return r.randn(n, L) * 2, r.randn(n, L) * 3, parent     # A, D (per row: per-parent nodes)
 
 
-def brute(A, pcoef, parent):
+def brute(A, D, parent):
     L = A.shape[1]
     allY = np.array(list(itertools.product([0, 1], repeat=L)))
-    J = np.stack([tree_loglik(A, pcoef, parent, np.tile(y, (len(A), 1))) for y in allY], axis=1)
+    J = np.stack([tree_loglik(A, D, parent, np.tile(y, (len(A), 1))) for y in allY], axis=1)
     return allY, J
 
 
 @pytest.mark.parametrize("seed", range(5))
 def test_max_sum_map_equals_brute_force(seed):
-    A, pcoef, parent = random_tree(5, 30, seed)
-    Ymap, logp = tree_map(A, pcoef, parent)
-    allY, J = brute(A, pcoef, parent)
+    A, D, parent = random_tree(5, 30, seed)
+    Ymap, logp = tree_map(A, D, parent)
+    allY, J = brute(A, D, parent)
     np.testing.assert_array_equal(Ymap, allY[J.argmax(axis=1)])
     np.testing.assert_allclose(logp, J.max(axis=1), atol=1e-10)
 
 
 @pytest.mark.parametrize("seed", range(3))
 def test_joint_sums_to_one_and_marginals_exact(seed):
-    A, pcoef, parent = random_tree(5, 20, seed)
-    allY, J = brute(A, pcoef, parent)
+    A, D, parent = random_tree(5, 20, seed)
+    allY, J = brute(A, D, parent)
     P = np.exp(J)
     np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-12)
-    np.testing.assert_allclose(tree_marginals(A, pcoef, parent), P @ allY, atol=1e-12)
+    np.testing.assert_allclose(tree_marginals(A, D, parent), P @ allY, atol=1e-12)
 
 
 def test_topological_order_and_cycle():
@@ -110,7 +110,40 @@ def test_zero_instance_weight_equals_dropping_rows():
     a = fit_tree_params(X, Y, parent, w, Cs)
     b = fit_tree_params(X[keep], Y[keep], parent, np.ones(keep.sum()), Cs)
     np.testing.assert_allclose(a.coef, b.coef, atol=1e-4)
-    np.testing.assert_allclose(a.pcoef, b.pcoef, atol=1e-4)
+    np.testing.assert_allclose(a.coef1, b.coef1, atol=1e-4)
+    np.testing.assert_allclose(a.intercept1, b.intercept1, atol=1e-4)
+
+
+def test_per_parent_nodes_are_separate_regressions_on_each_parent_value():
+    """Node 3 (parent 0) holds scikit-learn's L2 logistic regression of y_3 on x fitted on the rows
+    with y_0 = 0 and, separately, on the rows with y_0 = 1 (Batal et al. 2013)."""
+    from sklearn.linear_model import LogisticRegression
+
+    tree = fit_tree_params(X, Y, np.array([-1, -1, -1, 0]), np.ones(len(X)), np.ones(4))
+    for v, (coef, b) in enumerate([(tree.coef[3], tree.intercept[3]),
+                                   (tree.coef1[3], tree.intercept1[3])]):
+        rows = Y[:, 0] == v
+        ref = LogisticRegression(C=1.0, max_iter=1000, tol=1e-10).fit(X[rows], Y[rows, 3])
+        # same model up to L-BFGS's default tolerance: coefficients within 2e-3, probabilities 1e-3
+        np.testing.assert_allclose(coef, ref.coef_[0], atol=2e-3)
+        np.testing.assert_allclose(1 / (1 + np.exp(-(X @ coef + b))), ref.predict_proba(X)[:, 1],
+                                   atol=1e-3)
+    A, D = tree.inputs(X)
+    np.testing.assert_allclose(A[:, 3] + D[:, 3], X @ tree.coef1[3] + tree.intercept1[3])
+    assert np.all(D[:, :3] == 0)
+
+
+def test_shared_nodes_only_shift_the_intercept():
+    tree = fit_tree_params(X, Y, np.array([-1, -1, -1, 0]), np.ones(len(X)), np.ones(4),
+                           node_model="shared")
+    np.testing.assert_array_equal(tree.coef1, tree.coef)
+    A, D = tree.inputs(X)
+    assert np.ptp(D[:, 3]) < 1e-10 and abs(D[0, 3]) > 0.1
+
+
+def test_unknown_node_model_is_refused():
+    with pytest.raises(MlbenchError, match="node_model"):
+        CTBNClassifier(C=1.0, node_model="both").fit(X, Y)
 
 
 def test_instance_weights_steer_the_structure():

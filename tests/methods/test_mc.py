@@ -24,7 +24,7 @@ ALL5 = np.array(list(itertools.product([0, 1], repeat=5)))
 def random_mixture(K, n, L, seed):
     r = np.random.RandomState(seed)
     A = r.randn(K, n, L) * 2
-    pcoef = r.randn(K, L) * 3
+    D = r.randn(K, n, L) * 3           # per row: each parent value has its own regression
     parent = np.full((K, L), -1, dtype=np.intp)
     for k in range(K):
         order = r.permutation(L)
@@ -32,7 +32,7 @@ def random_mixture(K, n, L, seed):
             if r.rand() < 0.8:          # some labels stay roots: forests, not only trees
                 parent[k, order[pos]] = order[r.randint(pos)]
     log_lam = np.log(r.dirichlet(np.ones(K)))
-    return A, pcoef, parent, log_lam
+    return A, D, parent, log_lam
 
 
 needs_kernel = pytest.mark.skipif(_mixture._kernel is None, reason="mlbench._ext._mc is not built")
@@ -40,37 +40,37 @@ needs_kernel = pytest.mark.skipif(_mixture._kernel is None, reason="mlbench._ext
 
 @needs_kernel
 def test_kernel_component_loglik_equals_numpy():
-    A, pcoef, parent, _ = random_mixture(3, 50, 6, 0)
+    A, D, parent, _ = random_mixture(3, 50, 6, 0)
     Y = np.random.RandomState(1).randint(2, size=(50, 6)).astype(np.int8)
-    np.testing.assert_allclose(_mixture.component_loglik(A, pcoef, parent, Y),
-                               _mixture.component_loglik_numpy(A, pcoef, parent, Y), atol=1e-10)
+    np.testing.assert_allclose(_mixture.component_loglik(A, D, parent, Y),
+                               _mixture.component_loglik_numpy(A, D, parent, Y), atol=1e-10)
 
 
 @needs_kernel
 @pytest.mark.parametrize("seed", range(3))
 def test_kernel_anneal_equals_numpy(seed):
-    A, pcoef, parent, log_lam = random_mixture(3, 40, 6, seed)
+    A, D, parent, log_lam = random_mixture(3, 40, 6, seed)
     r = np.random.RandomState(seed + 10)
     Y0 = r.randint(2, size=(40, 6)).astype(np.int8)
     flips = r.randint(6, size=(40, 150))
     u = r.random_sample((40, 150))
     temps = _mixture.temperatures(150)
-    Yk, sk = _mixture.anneal(A, pcoef, parent, log_lam, Y0, flips, u, temps)
-    Yn, sn = _mixture.anneal_numpy(A, pcoef, parent, log_lam, Y0, flips, u, temps)
+    Yk, sk = _mixture.anneal(A, D, parent, log_lam, Y0, flips, u, temps)
+    Yn, sn = _mixture.anneal_numpy(A, D, parent, log_lam, Y0, flips, u, temps)
     np.testing.assert_array_equal(Yk, Yn)
     np.testing.assert_allclose(sk, sn, atol=1e-10)
     # the returned score is the returned vector's score, and never below the start
-    np.testing.assert_allclose(sk, _mixture.mixture_loglik_numpy(A, pcoef, parent, log_lam, Yk), atol=1e-10)
-    assert (sk >= _mixture.mixture_loglik_numpy(A, pcoef, parent, log_lam, Y0) - 1e-12).all()
+    np.testing.assert_allclose(sk, _mixture.mixture_loglik_numpy(A, D, parent, log_lam, Yk), atol=1e-10)
+    assert (sk >= _mixture.mixture_loglik_numpy(A, D, parent, log_lam, Y0) - 1e-12).all()
 
 
 def test_annealing_finds_exact_map_of_small_mixtures_mostly():
-    A, pcoef, parent, log_lam = random_mixture(3, 60, 5, 4)
-    J = np.stack([_mixture.mixture_loglik(A, pcoef, parent, log_lam, np.tile(y, (60, 1)).astype(np.int8))
+    A, D, parent, log_lam = random_mixture(3, 60, 5, 4)
+    J = np.stack([_mixture.mixture_loglik(A, D, parent, log_lam, np.tile(y, (60, 1)).astype(np.int8))
                   for y in ALL5], axis=1)
     r = np.random.RandomState(0)
     Y0 = np.zeros((60, 5), dtype=np.int8)
-    _, s = _mixture.anneal(A, pcoef, parent, log_lam, Y0, r.randint(5, size=(60, 150)),
+    _, s = _mixture.anneal(A, D, parent, log_lam, Y0, r.randint(5, size=(60, 150)),
                            r.random_sample((60, 150)), _mixture.temperatures(150, 5.0))
     assert (s <= J.max(axis=1) + 1e-10).all()
     assert np.mean(np.isclose(s, J.max(axis=1))) > 0.9

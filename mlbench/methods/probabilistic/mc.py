@@ -48,32 +48,34 @@ from mlbench.methods.probabilistic._logistic import (DEFAULT_CS, JOINT_MODE_XFAI
 from mlbench.methods.probabilistic._mixture import anneal, component_loglik, temperatures
 from mlbench.methods.probabilistic._tree import (fit_tree_params, topological_order, tree_map,
                                                  tree_marginals)
-from mlbench.methods.probabilistic.ctbn import check_fraction, learn_ctbn
+from mlbench.methods.probabilistic.ctbn import check_fraction, check_node_model, learn_ctbn
 from mlbench.methods.registry import register
 
 
 def _stack(trees, X):
-    A = np.stack([t.inputs(X) for t in trees])
-    pcoef = np.stack([t.pcoef for t in trees])
+    inputs = [t.inputs(X) for t in trees]
+    A = np.stack([a for a, _ in inputs])
+    D = np.stack([d for _, d in inputs])
     parent = np.stack([t.parent for t in trees])
-    return A, pcoef, parent
+    return A, D, parent
 
 
 def mixture_loglik(trees, log_lambda, X, Y):
     """log P(y_n | x_n) under the mixture (Eq. 5) and the (n, K) joint terms log lambda_k P_k."""
-    A, pcoef, parent = _stack(trees, X)
-    joint = component_loglik(A, pcoef, parent, Y) + log_lambda
+    A, D, parent = _stack(trees, X)
+    joint = component_loglik(A, D, parent, Y) + log_lambda
     return logsumexp(joint, axis=1), joint
 
 
 @single_blas_thread
-def em(X, Y, trees, lam, Cs, max_iter, tol):
+def em(X, Y, trees, lam, Cs, max_iter, tol, node_model="per_parent"):
     """Algorithm 1 for fixed structures; returns ``(trees, lambda, rounds)``."""
     n = X.shape[0]
     trees = list(trees)
     lam = np.asarray(lam, dtype=np.float64)
     if len(trees) == 1:
-        return [fit_tree_params(X, Y, trees[0].parent, np.ones(n), Cs, init=trees[0])], np.ones(1), 1
+        return [fit_tree_params(X, Y, trees[0].parent, np.ones(n), Cs, init=trees[0],
+                                node_model=node_model)], np.ones(1), 1
     prev = -np.inf
     rounds = 0
     for rounds in range(1, max_iter + 1):
@@ -87,7 +89,8 @@ def em(X, Y, trees, lam, Cs, max_iter, tol):
         lam = gamma.sum(axis=0) / n                        # M-step: lambda_k = Gamma_k / N
         # Eq. 10 with w_k(n) = gamma_k(n) / Gamma_k, times N (see the module docstring)
         w = gamma / np.maximum(gamma.sum(axis=0), 1e-300) * n
-        trees = [fit_tree_params(X, Y, t.parent, w[:, k], Cs, init=t) for k, t in enumerate(trees)]
+        trees = [fit_tree_params(X, Y, t.parent, w[:, k], Cs, init=t, node_model=node_model)
+                 for k, t in enumerate(trees)]
     return trees, lam, rounds
 
 
@@ -101,8 +104,13 @@ class MixtureCTBNClassifier(MultiLabelClassifier):
         Share of rows held out to score edges when learning each tree structure.
     validation_fraction : float
         Share of training rows forming the internal validation part that stops the mixture growth.
-    max_components : int
-        Upper bound on the number of trees K.
+    max_components : int or None
+        Upper bound on the number of trees K.  None (the default): the paper's stopping rule alone
+        decides (section 5.3.2 names no bound; its Fig. 3 grows to 20 trees).  With a bound of 10
+        the growth stopped at the bound on 5 of the 10 scene folds while the validation
+        log-likelihood still rose.
+    node_model : "per_parent" or "shared"
+        The CTBN node regressions (see :mod:`._tree`).
     em_max_iter, em_tol : int, float
         EM stops after ``em_max_iter`` rounds or when the mean log-likelihood gains less than ``em_tol``.
     anneal_iter, anneal_t0, anneal_t_end : int, float, float
@@ -117,8 +125,9 @@ class MixtureCTBNClassifier(MultiLabelClassifier):
                          "xfail": JOINT_MODE_XFAIL}
 
     def __init__(self, *, C="cv", Cs=DEFAULT_CS, cv=3, holdout_fraction=1 / 3,
-                 validation_fraction=0.2, max_components=10, em_max_iter=20, em_tol=1e-4,
-                 anneal_iter=150, anneal_t0=5.0, anneal_t_end=0.01, random_state=None):
+                 validation_fraction=0.2, max_components=None, em_max_iter=20, em_tol=1e-4,
+                 anneal_iter=150, anneal_t0=5.0, anneal_t_end=0.01, node_model="per_parent",
+                 random_state=None):
         self.C = C
         self.Cs = Cs
         self.cv = cv
@@ -130,14 +139,17 @@ class MixtureCTBNClassifier(MultiLabelClassifier):
         self.anneal_iter = anneal_iter
         self.anneal_t0 = anneal_t0
         self.anneal_t_end = anneal_t_end
+        self.node_model = node_model
         self.random_state = random_state
 
     def _check_params(self, n):
         check_Cs(self.C, self.Cs)
         check_fraction("holdout_fraction", self.holdout_fraction)
         check_fraction("validation_fraction", self.validation_fraction)
-        if int(self.max_components) < 1 or int(self.em_max_iter) < 1 or int(self.anneal_iter) < 0:
-            raise ConfigError("max_components and em_max_iter must be >= 1, anneal_iter >= 0")
+        if (self.max_components is not None and int(self.max_components) < 1) \
+                or int(self.em_max_iter) < 1 or int(self.anneal_iter) < 0:
+            raise ConfigError("max_components (or None) and em_max_iter must be >= 1, anneal_iter >= 0")
+        check_node_model(self.node_model)
         if not 0 < float(self.anneal_t_end) <= float(self.anneal_t0):
             raise ConfigError("annealing temperatures need 0 < anneal_t_end <= anneal_t0")
         check_min_rows("mc", n, 4)
@@ -155,32 +167,36 @@ class MixtureCTBNClassifier(MultiLabelClassifier):
         Xtr, Ytr, Xva, Yva = X[tr], Y[tr], X[va], Y[va]
 
         uniform = np.full(len(tr), 1.0 / len(tr))
-        trees = [learn_ctbn(Xtr, Ytr, uniform, self.C_, self.holdout_fraction, rng)]
+        trees = [learn_ctbn(Xtr, Ytr, uniform, self.C_, self.holdout_fraction, rng, self.node_model)]
         lam = np.ones(1)
         best_val = float(mixture_loglik(trees, np.log(lam), Xva, Yva)[0].mean())
         history = [best_val]
-        while len(trees) < int(self.max_components):
+        cap = np.inf if self.max_components is None else int(self.max_components)
+        while len(trees) < cap:
             ll_tr, _ = mixture_loglik(trees, np.log(lam), Xtr, Ytr)
             omega = 1.0 - np.exp(ll_tr)                     # prediction error margin, 5.3.2
             if not omega.sum() > 0:
                 break
-            new = learn_ctbn(Xtr, Ytr, omega / omega.sum(), self.C_, self.holdout_fraction, rng)
+            new = learn_ctbn(Xtr, Ytr, omega / omega.sum(), self.C_, self.holdout_fraction, rng,
+                             self.node_model)
             K = len(trees)
             cand, cand_lam, _ = em(Xtr, Ytr, trees + [new], np.append(lam * K / (K + 1), 1 / (K + 1)),
-                                   self.C_, int(self.em_max_iter), float(self.em_tol))
+                                   self.C_, int(self.em_max_iter), float(self.em_tol), self.node_model)
             with np.errstate(divide="ignore"):
                 val = float(mixture_loglik(cand, np.log(cand_lam), Xva, Yva)[0].mean())
             history.append(val)
             if val < best_val:
                 break
             trees, lam, best_val = cand, cand_lam, val
-        trees, lam, rounds = em(X, Y, trees, lam, self.C_, int(self.em_max_iter), float(self.em_tol))
+        trees, lam, rounds = em(X, Y, trees, lam, self.C_, int(self.em_max_iter), float(self.em_tol),
+                                self.node_model)
         self.trees_ = trees
         self.lambda_ = lam
         self.orders_ = [topological_order(t.parent) for t in trees]
         self._predict_seed = rng.randint(2**31 - 1)
         self.fit_info_ = {
-            "n_components": len(trees), "lambda": [round(float(v), 6) for v in lam],
+            "n_components": len(trees), "hit_cap": bool(len(trees) >= cap),
+            "lambda": [round(float(v), 6) for v in lam],
             "validation_loglik": [round(v, 6) for v in history], "final_em_rounds": rounds,
             "parents": [t.parent.tolist() for t in trees], "C": self.C_.tolist(),
         }
@@ -192,36 +208,36 @@ class MixtureCTBNClassifier(MultiLabelClassifier):
 
     def _arrays(self, X):
         X = self._validate_predict(X)
-        A, pcoef, parent = _stack(self.trees_, X)
+        A, D, parent = _stack(self.trees_, X)
         with np.errstate(divide="ignore"):
             log_lam = np.log(self.lambda_)
-        return A, pcoef, parent, log_lam
+        return A, D, parent, log_lam
 
     def joint_log_proba(self, X, Y):
         """log P(Y = y | x) under the mixture (Eq. 5), per row."""
         check_is_fitted(self)
-        A, pcoef, parent, log_lam = self._arrays(X)
+        A, D, parent, log_lam = self._arrays(X)
         Y = check_multilabel_Y(Y, A.shape[1])
-        return logsumexp(component_loglik(A, pcoef, parent, Y) + log_lam, axis=1)
+        return logsumexp(component_loglik(A, D, parent, Y) + log_lam, axis=1)
 
     def predict_proba(self, X):
         """Exact mixture marginals sum_k lambda_k P(y_i = 1 | x, T_k), shape (n, L)."""
-        A, pcoef, parent, _ = self._arrays(X)
-        return sum(lam * tree_marginals(A[k], pcoef[k], parent[k], self.orders_[k])
+        A, D, parent, _ = self._arrays(X)
+        return sum(lam * tree_marginals(A[k], D[k], parent[k], self.orders_[k])
                    for k, lam in enumerate(self.lambda_))
 
     def map_candidates(self, X):
         """Each CTBN's exact MAP vector, (K, n, L), and the index of the best under the mixture."""
-        A, pcoef, parent, log_lam = self._arrays(X)
-        cands = np.stack([tree_map(A[k], pcoef[k], parent[k], self.orders_[k])[0]
+        A, D, parent, log_lam = self._arrays(X)
+        cands = np.stack([tree_map(A[k], D[k], parent[k], self.orders_[k])[0]
                           for k in range(len(self.trees_))])
-        scores = np.stack([logsumexp(component_loglik(A, pcoef, parent, c) + log_lam, axis=1)
+        scores = np.stack([logsumexp(component_loglik(A, D, parent, c) + log_lam, axis=1)
                            for c in cands], axis=1)
-        return cands, scores.argmax(axis=1), (A, pcoef, parent, log_lam)
+        return cands, scores.argmax(axis=1), (A, D, parent, log_lam)
 
     def predict(self, X):
         """Approximate MAP (section 5.4): best CTBN MAP candidate, improved by simulated annealing."""
-        cands, start, (A, pcoef, parent, log_lam) = self.map_candidates(X)
+        cands, start, (A, D, parent, log_lam) = self.map_candidates(X)
         n, L = A.shape[1], A.shape[2]
         Y0 = cands[start, np.arange(n)]
         T = int(self.anneal_iter)
@@ -230,7 +246,7 @@ class MixtureCTBNClassifier(MultiLabelClassifier):
         rng = np.random.RandomState(self._predict_seed)
         flips = rng.randint(L, size=(n, T))
         u = rng.random_sample((n, T))
-        Y, _ = anneal(A, pcoef, parent, log_lam, Y0, flips, u,
+        Y, _ = anneal(A, D, parent, log_lam, Y0, flips, u,
                       temperatures(T, float(self.anneal_t0), float(self.anneal_t_end)))
         return Y.astype(int)
 
