@@ -90,27 +90,37 @@ def _test(claim, df):
             lines.append(f"{metric}: best mean on {int((best == method).sum())} of {len(best)} "
                          "datasets")
         elif kind in ("never_worse", "better_than"):
-            worse, won, total = 0, 0, 0
+            worse, won, total, missing = 0, 0, 0, []
             n_splits = per_split.groupby(level="dataset").size().min()
             for d in means.index:
                 rows = per_split.loc[d]
                 for other in versus:
+                    if other not in rows:
+                        missing.append(f"{other} on {d}")
+                        continue
+                    pair = rows[[method, other]].dropna()   # splits both have (a run in progress)
+                    if pair.empty:
+                        missing.append(f"{other} on {d}")
+                        continue
                     total += 1
-                    a, b = rows[method].to_numpy(), rows[other].to_numpy()
-                    mean_better = _better(np.nanmean(a), np.nanmean(b), gib)
-                    if n_splits >= 2:
+                    a, b = pair[method].to_numpy(), pair[other].to_numpy()
+                    mean_better = _better(a.mean(), b.mean(), gib)
+                    if n_splits >= 2 and len(pair) >= 2:
                         r = paired_ttest(a, b)
                         sig = r.p < ALPHA
                         worse += sig and not mean_better
                         won += sig and mean_better
                     else:
                         won += mean_better
-            ok = worse == 0 if kind == "never_worse" else won == total
+            ok = (worse == 0 if kind == "never_worse" else won == total) and not missing
             test = "paired t-test" if n_splits >= 2 else "means only (one split)"
             lines.append(f"{metric}: {test}, α = {ALPHA}: {method} significantly better in "
                          f"{won}, worse in {worse} of {total} (dataset, method) pairs"
                          if n_splits >= 2 else
                          f"{metric}: {test}: {method} better in {won} of {total} pairs")
+            if missing:
+                lines.append(f"{metric}: not decided on {len(missing)} missing pair(s) "
+                             f"({', '.join(missing[:4])}{', ...' if len(missing) > 4 else ''})")
         else:
             raise ConfigError(f"claims: unknown test {kind!r}")
         holds &= ok
