@@ -48,7 +48,7 @@ def _exact_model(seed=0, L=8):
     Xs = r.randn(300, 4)
     Ys = (Xs @ r.randn(4, L) + r.randn(300, L) > 0).astype(int)
     Ys[:, -1] = Ys[:, 0] ^ (r.rand(300) < 0.1)
-    return Xs, Ys, PairwiseCRF(C=1.0).fit(Xs, Ys)
+    return Xs, Ys, PairwiseCRF(C=1.0, random_state=seed).fit(Xs, Ys)
 
 
 def test_icm_map_matches_enumeration_on_small_label_sets():
@@ -70,7 +70,7 @@ def test_tempered_gibbs_marginals_match_the_exact_ones_within_sampling_error():
     m.max_labels = 0
     got = m.predict_proba(Xs[:40])
     np.testing.assert_array_equal(got, m.predict_proba(Xs[:40]))          # seeded at fit
-    assert np.abs(got - exact).max() < 0.06
+    assert np.abs(got - exact).max() < 0.1 and np.abs(got - exact).mean() < 0.01
 
 
 def test_beyond_max_labels_fits_predicts_and_offers_no_joint():
