@@ -39,8 +39,11 @@ def _names(value):
 @click.option("--retries", type=int, default=2, show_default=True,
               help="Dask: resubmissions of a cell whose worker died, before status lost.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines and no summary table.")
+@click.option("--dry-run", is_flag=True,
+              help="Print the cells that would run, estimated core-hours and wall time, and the "
+                   "largest cells; run and write nothing.")
 def command(protocol, methods, datasets, repeats, seed, jobs, out, timeout, save_predictions,
-            executor, scheduler, max_memory, retries, quiet):
+            executor, scheduler, max_memory, retries, quiet, dry_run):
     """Run the experiment grid (datasets x methods x splits) and append to a results CSV.
 
     A rerun of the same command skips the cells already done, retries failed ones and reruns
@@ -70,6 +73,16 @@ def command(protocol, methods, datasets, repeats, seed, jobs, out, timeout, save
     limit = parse_size(max_memory)
     if jobs is None:
         jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    if dry_run:
+        from mlbench.experiment.costs import plan_lines
+
+        report = run_experiment(proto, datasets=_names(datasets), methods=method_names, out=out,
+                                jobs=jobs, dry_run=True)
+        for name, why in report.skipped_datasets.items():
+            click.echo(f"skipped dataset {name}: {why}", err=True)
+        click.echo("\n".join(plan_lines(report.todo, report.costs, jobs)))
+        click.echo(f"{report.skipped} cell(s) already done in {out}", err=True)
+        return
     if executor == "dask":
         from mlbench.experiment.dask_executor import DaskExecutor
 

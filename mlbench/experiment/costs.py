@@ -158,3 +158,30 @@ def _costs_table(df, title):
         lines.append(f"| {m} | " + " | ".join(cells) + " |")
     lines.append("")
     return lines
+
+
+def makespan(seconds, workers):
+    """Wall seconds of running jobs of ``seconds`` longest first on ``workers`` cores, each job
+    going to the core that frees up first (Graham's LPT rule; within 4/3 of the optimum)."""
+    import heapq
+
+    loads = [0.0] * max(1, int(workers))
+    for s in sorted(seconds, reverse=True):
+        heapq.heappush(loads, heapq.heappop(loads) + s)
+    return max(loads)
+
+
+def plan_lines(todo, costs, workers, largest=5):
+    """The lines ``run --dry-run`` prints: cells, estimated core-hours and wall time, the largest."""
+    known = [costs[c.key] for c in todo if costs.get(c.key) is not None]
+    unknown = len(todo) - len(known)
+    lines = [f"{len(todo)} cell(s) to run; estimated {sum(known) / 3600:,.2f} core-hours, "
+             f"about {makespan(known, workers) / 3600:,.2f} h wall on {workers} worker(s)"
+             + (f" ({unknown} cell(s) without an estimate)" if unknown else "")]
+    if known:
+        lines.append("largest cells (estimated seconds):")
+        lines += [f"  {costs[c.key]:>10,.0f}  {c.label}" for c in todo[:largest]
+                  if costs.get(c.key) is not None]
+    lines.append("estimates come from earlier results (results/papers and the --out file): "
+                 "a rough guide, often within 2x")
+    return lines

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from mlbench.data.splits import make_splits, save_splits
 from mlbench.errors import ConfigError, DataError
 from mlbench.experiment.grid import build_grid
-from mlbench.experiment.store import ResultsStore
+from mlbench.experiment.store import ResultsStore, read_ok
 from mlbench.protocols import MethodEntry
 
 #: the method entry (or ``--methods`` value) meaning every registered method
@@ -47,6 +47,8 @@ class RunReport:
     skipped_datasets: dict = field(default_factory=dict)
     skipped_methods: list = field(default_factory=list)
     rows: list = field(default_factory=list)
+    todo: list = field(default_factory=list)   # the cells this run runs (or would run), in order
+    costs: dict = field(default_factory=dict)  # cell key -> predicted seconds (None: unknown)
 
 
 def resolve_methods(protocol, methods=None):
@@ -121,9 +123,21 @@ def splits_path(out, protocol, dataset, seed):
     return os.path.join(f"{out}.splits", f"{protocol}-{dataset}-seed{seed}.npz")
 
 
+def cell_costs(cells, loaded, splits, history):
+    """Predicted seconds of each cell (None where nothing is known), from a
+    :class:`~mlbench.experiment.costs.CostModel` fitted on the results files ``history``."""
+    from mlbench.experiment.costs import CostModel
+
+    model = CostModel.from_csvs(history)
+    sizes = {(name, s.id): len(s.train) for name, ss in splits.items() for s in ss}
+    return {c.key: model.seconds(c.method, sizes.get((c.dataset, c.split), 0),
+                                 loaded[c.dataset].n_features, loaded[c.dataset].n_labels)
+            for c in cells}
+
+
 def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeout=None,
                    save_predictions=False, loader=None, executor=None, progress=None,
-                   notice=None):
+                   notice=None, dry_run=False):
     """Run ``protocol``'s grid and append the rows to ``out``; return a :class:`RunReport`.
 
     ``progress`` is a callable ``(total, skipped, jobs) -> Progress``-like context manager, or None
@@ -131,6 +145,11 @@ def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeou
     starts how many cells are run again because their parameters or data preprocessing changed.  ``datasets`` None means
     the protocol's datasets; a dataset that cannot be loaded is skipped with its reason when it
     comes from the protocol's list, and is an error when named.
+
+    Cells run longest first by the cost model fitted on ``out`` and the shipped paper results
+    (:mod:`mlbench.experiment.costs`), so that no core is left alone with one long cell at the end;
+    the order changes no result.  ``dry_run``: plan only — the report's ``todo`` and ``costs`` say
+    what would run; nothing is written, not even the splits.
     """
     from mlbench.experiment.executors import LocalExecutor
 
@@ -163,6 +182,15 @@ def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeou
     pred_dir = os.path.abspath(f"{out}.predictions") if save_predictions else None
     cells = build_grid(protocol, list(loaded), entries, splits, predictions_dir=pred_dir)
     report.cells = cells
+    from mlbench.experiment.costs import longest_first, shipped_results
+
+    report.costs = cell_costs(cells, loaded, splits, [out] + shipped_results())
+    if dry_run:
+        ok_params, ok_specs = read_ok(out)
+        report.todo, report.changed = cells_to_run(cells, ok_params, ok_specs)
+        report.todo = longest_first(report.todo, lambda c: report.costs[c.key])
+        report.skipped = len(cells) - len(report.todo)
+        return report
     with ResultsStore(out, protocol.metrics) as store:
         for name, ds in loaded.items():
             save_splits(splits_path(out, protocol.name, name, protocol.seed), splits[name],
@@ -170,6 +198,8 @@ def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeou
                               "scheme": protocol.split.__dict__, "dataset_sha256": ds.sha256,
                               "n_instances": ds.n_instances})
         todo, report.changed = cells_to_run(cells, store.ok_params(), store.ok_data_specs())
+        todo = longest_first(todo, lambda c: report.costs[c.key])
+        report.todo = todo
         report.skipped = len(cells) - len(todo)
         if report.changed and notice is not None:
             notice(f"{report.changed} cell(s) rerun because their parameters or data "

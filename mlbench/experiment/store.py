@@ -78,6 +78,52 @@ def _data_spec_of(extra):
     return str(value.get("data_spec", "")) if isinstance(value, dict) else ""
 
 
+def read_rows(path):
+    """(header, rows, repaired) of the results file ``path``, read-only: rows as dicts; a torn last
+    line (a run killed mid-write) and rows of the wrong width are left out and counted in
+    ``repaired``.  A missing or empty file has no header and no rows."""
+    if not os.path.exists(path) or os.path.getsize(path) == 0:
+        return [], [], 0
+    with open(path, "rb") as fh:
+        data = fh.read()
+    repaired = 0
+    if not data.endswith(b"\n"):
+        # killed mid-write: the last line is incomplete; cut it off
+        cut = data.rfind(b"\n") + 1
+        repaired += 1
+        data = data[:cut]
+    text = data.decode("utf-8", errors="replace")
+    reader = csv.reader(io.StringIO(text))
+    try:
+        header = next(reader)
+    except StopIteration:
+        return [], [], repaired
+    rows = []
+    for fields in reader:
+        if len(fields) != len(header):
+            repaired += 1
+            continue
+        rows.append(dict(zip(header, fields)))
+    if not set(("dataset", "method", "split", "protocol", "seed", "status")) <= set(header):
+        raise ConfigError(f"{path} is not an mlbench results file (no key columns)")
+    return header, rows, repaired
+
+
+def _ok_params(rows):
+    return {_row_key(r): canonical_params(r.get("params", "")) for r in rows if r.get("status") == "ok"}
+
+
+def _ok_data_specs(rows):
+    return {_row_key(r): _data_spec_of(r.get("extra", "")) for r in rows if r.get("status") == "ok"}
+
+
+def read_ok(path):
+    """(:meth:`ResultsStore.ok_params`, :meth:`ResultsStore.ok_data_specs`) of ``path``, read-only
+    and without the run lock (``run --dry-run`` plans from it)."""
+    _, rows, _ = read_rows(path)
+    return _ok_params(rows), _ok_data_specs(rows)
+
+
 class ResultsStore:
     """Open (and lock) ``path`` for a run writing ``metrics`` columns."""
 
@@ -120,29 +166,8 @@ class ResultsStore:
 
     # -- reading and repair ---------------------------------------------------------------------------
     def _read(self):
-        if not os.path.exists(self.path) or os.path.getsize(self.path) == 0:
-            return [], []
-        with open(self.path, "rb") as fh:
-            data = fh.read()
-        if not data.endswith(b"\n"):
-            # killed mid-write: the last line is incomplete; cut it off
-            cut = data.rfind(b"\n") + 1
-            self.repaired += 1
-            data = data[:cut]
-        text = data.decode("utf-8", errors="replace")
-        reader = csv.reader(io.StringIO(text))
-        try:
-            header = next(reader)
-        except StopIteration:
-            return [], []
-        rows = []
-        for fields in reader:
-            if len(fields) != len(header):
-                self.repaired += 1
-                continue
-            rows.append(dict(zip(header, fields)))
-        if not set(("dataset", "method", "split", "protocol", "seed", "status")) <= set(header):
-            raise ConfigError(f"{self.path} is not an mlbench results file (no key columns)")
+        header, rows, repaired = read_rows(self.path)
+        self.repaired += repaired
         return header, rows
 
     def _rewrite(self):
@@ -159,14 +184,12 @@ class ResultsStore:
     # -- the resume logic -------------------------------------------------------------------------------
     def ok_params(self):
         """Key -> canonical ``params`` of the key's last ``ok`` row (the one :meth:`prepare` keeps)."""
-        return {_row_key(r): canonical_params(r.get("params", ""))
-                for r in self.rows if r.get("status") == "ok"}
+        return _ok_params(self.rows)
 
     def ok_data_specs(self):
         """Key -> ``data_spec`` recorded in the ``extra`` JSON of the key's last ``ok`` row ("" when
         the row has none: older files, or an ``extra`` that is not a JSON object)."""
-        return {_row_key(r): _data_spec_of(r.get("extra", ""))
-                for r in self.rows if r.get("status") == "ok"}
+        return _ok_data_specs(self.rows)
 
     def prepare(self, keys_to_run):
         """Drop every row of the cells in ``keys_to_run`` (failures, changed parameters) and keep

@@ -300,3 +300,35 @@ def test_cells_to_run_compares_data_specs():
     todo, changed = cells_to_run(cells, {"same": "{}", "stale": "{}", "legacy": "{}"},
                                  {"same": "x", "stale": "x", "legacy": ""})
     assert [c.key for c in todo] == ["stale"] and changed == 1
+
+
+def test_dry_run_plans_without_writing_and_orders_longest_first(shifted, tmp_path, cli, monkeypatch):
+    proto, out = tmp_path / "resume.yaml", tmp_path / "r.csv"
+    write_protocol(proto, shift_a=0.0)
+    seconds = {"toy-shift-a": 1.0, "toy-shift-b": 50.0}
+    monkeypatch.setattr(runner, "cell_costs",
+                        lambda cells, *a: {c.key: seconds[c.method] for c in cells})
+    code, stdout, err = cli(["run", "-p", proto, "-o", out, "-j", 2, "--dry-run"])
+    assert code == 0, err
+    assert not out.exists() and not (tmp_path / "r.csv.splits").exists()
+    assert list(tmp_path.iterdir()) == [proto]
+    assert "4 cell(s) to run" in stdout and "0 cell(s) already done" in err
+    assert "0.03 core-hours" in stdout  # (2 x 50 + 2 x 1) s
+    assert "0.01 h wall on 2 worker(s)" in stdout  # LPT: 50+1 on each core
+    largest = [line.split()[1:] for line in stdout.splitlines() if line.startswith("  ")]
+    assert [m for _, m, _ in largest] == ["toy-shift-b", "toy-shift-b", "toy-shift-a", "toy-shift-a"]
+
+    cli(["run", "-p", proto, "-o", out, "-j", 1, "-q"])
+    rep = run_experiment(load_protocol(str(proto)), out=out, dry_run=True)
+    assert (len(rep.todo), rep.skipped) == (0, 4)
+    # a real run executes the longest cells first too
+    out2 = tmp_path / "r2.csv"
+    rep = run_experiment(load_protocol(str(proto)), out=out2)
+    assert [c.method for c in rep.todo] == ["toy-shift-b"] * 2 + ["toy-shift-a"] * 2
+
+
+def test_makespan_is_lpt():
+    from mlbench.experiment.costs import makespan
+
+    assert makespan([3, 3, 2, 2, 2], 2) == 7  # LPT: {3,2,2} {3,2}; optimum is 6
+    assert makespan([], 4) == 0 and makespan([5, 1], 1) == 6 and makespan([5, 1], 0) == 6
