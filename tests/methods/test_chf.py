@@ -37,3 +37,18 @@ def test_bad_parameters(kw):
 
 def test_registered():
     assert registry.get("chf").paper == "mc"
+
+
+def test_second_layer_chooses_C_on_the_stacked_inputs():
+    from mlbench.methods.probabilistic._logistic import choose_C
+
+    own = HeterogeneousFeatures(random_state=2).fit(X, Y)
+    old = HeterogeneousFeatures(select_C_on="x", random_state=2).fit(X, Y)
+    np.testing.assert_array_equal(own.C_, old.C_)
+    np.testing.assert_array_equal(old.C2_, old.C_)
+    seed = np.random.RandomState(2).randint(2**31 - 1)
+    Z = np.hstack([X, np.zeros_like(Y, dtype=float)])
+    assert own.C2_.shape == (3,) and set(own.C2_) <= {0.01, 0.1, 1.0, 10.0, 100.0}
+    assert not np.array_equal(own.C2_, choose_C(Z, Y, "cv", random_state=seed))  # uses s(x), not zeros
+    with pytest.raises(MlbenchError, match="select_C_on"):
+        HeterogeneousFeatures(select_C_on="all").fit(X, Y)

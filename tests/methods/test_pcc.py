@@ -113,3 +113,48 @@ def test_bad_parameters(kw):
 def test_registered():
     assert registry.get("pcc").paper == "mc"
     assert registry.get("epcc").make().n_estimators == 10
+
+
+def _copied_label_data(seed=4, n=300):
+    """Label 1 copies label 0, which x predicts only weakly: P(y_0 | x) wants a small C, the chain's
+    second regression (x, y_0) -> y_1 a large one."""
+    r = np.random.RandomState(seed)
+    Xc = r.randn(n, 20)
+    y0 = (0.4 * Xc[:, 0] + r.randn(n) > 0).astype(int)
+    return Xc, np.column_stack([y0, y0])
+
+
+def test_each_chain_regression_chooses_its_C_on_its_own_inputs():
+    from mlbench.methods.probabilistic._logistic import choose_C
+    from mlbench.methods.transformation.pcc import chain_Cs
+
+    Xc, Yc = _copied_label_data()
+    own = ProbabilisticClassifierChain(random_state=0).fit(Xc, Yc)
+    old = ProbabilisticClassifierChain(select_C_on="x", random_state=0).fit(Xc, Yc)
+    # "x" is the earlier per-label choice on P(y_i | x); "own" differs only where labels are inputs
+    np.testing.assert_array_equal(old.C_, choose_C(Xc, Yc, "cv", random_state=own_seed(0)))
+    assert own.C_[0] == old.C_[0] and own.C_[1] > old.C_[1]
+    # position 1's C is the one cross-validation picks for (x, y_0) -> y_1, independently computed
+    assert own.C_[1] == choose_C(np.column_stack([Xc, Yc[:, 0]]), Yc[:, [1]], "cv",
+                                 random_state=own_seed(0))[0]
+    # the copy is learned only when its input is not penalised with P(y_1 | x)'s C
+    pred_own, pred_old = own.predict(Xc[:100]), old.predict(Xc[:100])
+    assert (pred_own[:, 0] == pred_own[:, 1]).all()
+    assert abs(own.chains_[0].lcoef[1, 0]) > 3 * abs(old.chains_[0].lcoef[1, 0])
+    with pytest.raises(MlbenchError, match="select_C_on"):
+        chain_Cs(Xc, Yc, np.arange(2), "cv", (1.0,), 3, 0, "y")
+
+
+def own_seed(random_state):
+    return np.random.RandomState(random_state).randint(2**31 - 1)
+
+
+def test_epcc_chooses_C_per_chain_on_its_own_order():
+    Xc, Yc = _copied_label_data()
+    m = EnsembleProbabilisticClassifierChains(n_estimators=3, random_state=1).fit(Xc, Yc)
+    assert m.C_.shape == (3, 2)
+    for chain, Cs in zip(m.chains_, m.C_):
+        first, second = chain.order
+        assert Cs[second] >= Cs[first]          # the label that sees its copy takes the larger C
+    x = EnsembleProbabilisticClassifierChains(n_estimators=3, select_C_on="x", random_state=1).fit(Xc, Yc)
+    assert (x.C_ == x.C_[0]).all()              # one per-label C shared by every chain

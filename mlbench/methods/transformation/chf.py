@@ -12,8 +12,12 @@ from ``stack_folds``-fold cross-validation (the first layer used at prediction i
 training rows).  The labels are conditionally independent given the stacked features, so
 P(y | x) = prod_i P(y_i | x, s(x)) gives ``joint_log_proba``.
 
-Regularisation: ``C="cv"`` picks each label's C by internal cross-validation of P(y_i | x), used in
-both layers (see :func:`mlbench.methods.probabilistic._logistic.choose_C`).
+Regularisation: ``C="cv"`` picks the C of every regression by internal cross-validation of its
+held-out log-loss on the inputs it is fitted on (see
+:func:`mlbench.methods.probabilistic._logistic.choose_C`): x for the first layer, (x, s(x)) for the
+second, as the MC paper's section 6.1 asks of every L2 logistic regression.  ``select_C_on="x"``
+reuses the first layer's C in the second (mlbench before issue 22, kept for the ablation), which
+penalises the stacked scores with a C chosen without them.
 """
 from __future__ import annotations
 
@@ -40,7 +44,8 @@ class HeterogeneousFeatures(MultiLabelClassifier):
 
     Parameters
     ----------
-    C, Cs, cv : inverse L2 strength (or "cv": per-label internal CV over ``Cs`` with ``cv`` folds).
+    C, Cs, cv : inverse L2 strength (or "cv": per-regression internal CV over ``Cs`` with ``cv`` folds).
+    select_C_on : "own" (the second layer's C chosen on (x, s(x))) or "x" (the first layer's reused).
     stack_folds : int
         Folds producing the out-of-fold first-layer scores the second layer is trained on.
     random_state : int, RandomState or None
@@ -48,10 +53,12 @@ class HeterogeneousFeatures(MultiLabelClassifier):
 
     _estimator_checks = {"params": {"C": 1.0}}
 
-    def __init__(self, *, C="cv", Cs=DEFAULT_CS, cv=3, stack_folds=5, random_state=None):
+    def __init__(self, *, C="cv", Cs=DEFAULT_CS, cv=3, select_C_on="own", stack_folds=5,
+                 random_state=None):
         self.C = C
         self.Cs = Cs
         self.cv = cv
+        self.select_C_on = select_C_on
         self.stack_folds = stack_folds
         self.random_state = random_state
 
@@ -61,16 +68,22 @@ class HeterogeneousFeatures(MultiLabelClassifier):
         check_Cs(self.C, self.Cs)
         if int(self.stack_folds) < 2:
             raise ConfigError(f"stack_folds must be at least 2, got {self.stack_folds!r}")
+        if self.select_C_on not in ("own", "x"):
+            raise ConfigError(f"select_C_on must be 'own' or 'x', got {self.select_C_on!r}")
         check_min_rows("chf", X.shape[0], int(self.stack_folds))
         rng = check_random_state(self.random_state)
-        self.C_ = choose_C(X, Y, self.C, self.Cs, self.cv, random_state=rng.randint(2**31 - 1))
+        seed = rng.randint(2**31 - 1)
+        self.C_ = choose_C(X, Y, self.C, self.Cs, self.cv, random_state=seed)
         S = np.zeros(Y.shape, dtype=np.float64)
         folds = KFold(int(self.stack_folds), shuffle=True, random_state=rng.randint(2**31 - 1))
         for tr, te in folds.split(X):
             coef, b = _layer(X[tr], Y[tr], self.C_)
             S[te] = np.asarray(X[te] @ coef.T) + b
         self.first_ = _layer(X, Y, self.C_)
-        self.second_ = _layer(hstack(X, S), Y, self.C_)
+        Z = hstack(X, S)
+        self.C2_ = (self.C_ if self.select_C_on == "x"
+                    else choose_C(Z, Y, self.C, self.Cs, self.cv, random_state=seed))
+        self.second_ = _layer(Z, Y, self.C2_)
         return self
 
     def _logits(self, X):
