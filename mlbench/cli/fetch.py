@@ -36,6 +36,11 @@ def command(names, all_, mirror, data_dir, refresh):
         t0 = time.perf_counter()
         try:
             ds = load.load_dataset(entry.name, root, mirror, refresh=refresh)
+        except fetch.NetworkOnlyError as exc:
+            if not all_:
+                raise
+            click.echo(f"{entry.name:<16} skipped: {exc}")
+            continue
         except MlbenchError as exc:
             if not all_:
                 raise

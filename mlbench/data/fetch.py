@@ -147,6 +147,10 @@ def _download(url: str, f: FileEntry, dest: Path) -> Path:
         raise DataError(f"cannot download {url} ({kind}); no network? {MIRROR_HINT}") from None
 
 
+class NetworkOnlyError(DataError):
+    """A network-only file (see ``FileEntry.network_only``) asked of a mirror that lacks it."""
+
+
 def fetch_file(f: FileEntry, root: Path, mirror: str | None) -> tuple[Path, str]:
     """Local path of one verified source file, and where it came from."""
     rel = relative_path(f.url)
@@ -163,6 +167,12 @@ def fetch_file(f: FileEntry, root: Path, mirror: str | None) -> tuple[Path, str]
         if "://" in mirror:
             return _download(mirror.rstrip("/") + "/" + rel, f, dest), "mirror URL"
         src = Path(mirror).expanduser() / rel
+        if not src.is_file() and f.network_only:
+            size = f" ({f.bytes / 2**20:,.0f} MiB)" if f.bytes else ""
+            raise NetworkOnlyError(
+                f"{f.basename}{size} is network-only: offline mirrors do not hold it; fetch it on "
+                f"a machine with network access without --mirror / MLBENCH_MIRROR (it is checked "
+                f"against its pinned sha256), or put it at {src}")
         if not src.is_file():
             raise DataError(f"{f.basename} is not in the mirror {mirror} (expected {src})")
         actual = sha256_of(src)

@@ -20,12 +20,14 @@ PART_ROLES = ("train", "valid", "test")
 
 @dataclass(frozen=True)
 class FileEntry:
-    """One source file: its role, pinned URL, sha256 (None when it cannot be established)."""
+    """One source file: its role, pinned URL, sha256 (None when it cannot be established);
+    ``network_only``: too large for the offline mirror (fetched from its URL only)."""
 
     role: str
     url: str
     sha256: str | None
     bytes: int | None = None
+    network_only: bool = False
 
     @property
     def basename(self) -> str:
@@ -66,6 +68,11 @@ class DatasetEntry:
         return bool(self.data_files) and self.format != "other"
 
     @property
+    def network_only(self) -> bool:
+        """Some data file is fetched from its URL only (not testable against an offline mirror)."""
+        return any(f.network_only for f in self.data_files)
+
+    @property
     def pinned(self) -> bool:
         """Every file has a known checksum."""
         return bool(self.files) and all(f.sha256 for f in self.files)
@@ -75,7 +82,8 @@ def _entry(name, d) -> DatasetEntry:
     fmt = d.get("format")
     if fmt not in FORMATS:
         raise DataError(f"datasets.yaml: {name}: unknown format {fmt!r}")
-    files = tuple(FileEntry(f["role"], f["url"], f.get("sha256"), f.get("bytes"))
+    files = tuple(FileEntry(f["role"], f["url"], f.get("sha256"), f.get("bytes"),
+                            bool(f.get("network_only", False)))
                   for f in d.get("files") or [])
     return DatasetEntry(name=name, format=fmt, domain=d.get("domain", ""),
                         published=dict(d.get("published") or {}),

@@ -70,9 +70,13 @@ def test_registry_has_every_paper_dataset_and_manifest_entry():
               "corel5k", "rcv1subset1", "rcv1subset5", "corel16k-s1", "corel16k-s2", "tmc2007",
               "mediamill", "image", "eurlex-sm", "ImCLEF07A", "dmoz-small", "ipc", "rcv1v2-hier"]:
         assert n in names, n
-    for n in ["mediamill", "tmc2007", "eurlex-sm", "image", "ipc", "rcv1v2-hier"]:
+    for n in ["ipc", "rcv1v2-hier"]:
         e = get_entry(n)
         assert not e.fetchable and not e.verified and e.source
+    for n in ["mediamill", "tmc2007", "eurlex-sm"]:
+        e = get_entry(n)
+        assert e.fetchable and e.network_only and e.pinned and not e.verified
+    assert get_entry("image").verified and not get_entry("image").network_only
     assert set(list_datasets("soshf")) >= {"cal500", "emotions", "rcv1subset2", "mediamill"}
     for e in reg.registry().values():
         for f in e.files:
@@ -214,8 +218,8 @@ def test_cli_no_network_no_mirror(env, monkeypatch, cli):
 
 
 def test_cli_unverified_dataset_reported(env, cli):
-    code, out, _ = cli(["fetch", "mediamill"])
-    assert code == 0 and "mediamill" in out and "unverified" in out
+    code, out, _ = cli(["fetch", "ipc"])
+    assert code == 0 and "ipc" in out and "unverified" in out
 
 
 def test_cli_info_formats(env, cli):
@@ -286,3 +290,44 @@ def test_cache_whose_features_disagree_is_discarded(env, monkeypatch, capsys):
     assert "X has 3 columns for 2 feature names" in capsys.readouterr().err
     assert not (env / "data" / "toy.npz").exists()
     assert load_dataset("toy", mirror=str(env / "mirror")).n_features == 2
+
+
+# --- network-only files --------------------------------------------------------------------------
+def _network_only_pins():
+    """(url, sha256, bytes) of every row of the mirror's NETWORK_ONLY.tsv."""
+    import csv
+    import os
+
+    path = os.path.join(os.environ.get("MLBENCH_MIRROR", ""), "NETWORK_ONLY.tsv")
+    if not os.path.isfile(path):
+        pytest.skip("no mirror with NETWORK_ONLY.tsv")
+    with open(path, newline="") as fh:
+        return {r["url"]: (r["sha256"], int(r["bytes"])) for r in csv.DictReader(fh, delimiter="\t")}
+
+
+def test_network_only_files_are_pinned_as_network_only_tsv_says():
+    pins = _network_only_pins()
+    marked = [f for e in reg.registry().values() for f in e.files if f.network_only]
+    assert {f.url.rsplit("/", 1)[-1] for f in marked} >= {
+        "mediamill_training.arff", "mediamill_test.arff", "tmc2007_training.arff",
+        "tmc2007_test.arff", "eurlex-sm.arff"}
+    for f in marked:
+        assert pins[f.url] == (f.sha256, f.bytes), f.url
+
+
+def test_a_network_only_file_missing_from_the_mirror_says_so(tmp_path, monkeypatch, cli):
+    from mlbench.data.fetch import NetworkOnlyError
+
+    monkeypatch.setenv("MLBENCH_DATA", str(tmp_path / "data"))
+    with pytest.raises(NetworkOnlyError, match="tmc2007_training.arff .* is network-only"):
+        load_dataset("tmc2007")
+    code, out, err = cli(["fetch", "eurlex-sm"])
+    assert code == 2 and "network-only" in err and "pinned sha256" in err
+    assert not list((tmp_path / "data").rglob("*.npz"))
+
+
+def test_image_is_the_boomer_copy_train_then_test(tmp_path, monkeypatch):
+    monkeypatch.setenv("MLBENCH_DATA", str(tmp_path / "data"))
+    ds = load_dataset("image")
+    assert (ds.n_instances, ds.n_features, ds.n_labels) == (2000, 294, 5)
+    assert len(ds.parts["train"]) == 1501 and ds.parts["test"][0] == 1501
