@@ -64,9 +64,18 @@ def make_estimator(spec):
     return registry.make(spec.method_name, random_state=method_seed(spec), **spec.method_params)
 
 
+def recorded_params(est):
+    """``est.get_params(deep=False)`` without the parameters a method added later whose value is
+    the one that reproduces its earlier results (the class's ``_unrecorded_defaults``), so that
+    adding such an option does not make every recorded cell look changed."""
+    params = est.get_params(deep=False)
+    neutral = getattr(type(est), "_unrecorded_defaults", {})
+    return {k: v for k, v in params.items() if not (k in neutral and v == neutral[k])}
+
+
 def params_json(est):
-    """The ``params`` column: ``est.get_params(deep=False)`` as JSON with sorted keys."""
-    return _json(est.get_params(deep=False))
+    """The ``params`` column: :func:`recorded_params` as JSON with sorted keys."""
+    return _json(recorded_params(est))
 
 
 def base_row(spec, sha256=""):

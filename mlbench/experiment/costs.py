@@ -92,8 +92,11 @@ class CostModel:
     def known(self):
         return self._pooled is not None
 
-    def seconds(self, method, n_train, n_features, n_labels):
-        """Predicted seconds of one cell; None when the model has seen no result at all."""
+    def seconds(self, method, n_train, n_features, n_labels, fallback=None):
+        """Predicted seconds of one cell; None when the model has seen no result at all.  A
+        method id never seen is predicted as ``fallback`` (its registered name) when that was."""
+        if method not in self._laws and fallback in self._laws:
+            method = fallback
         key = (method, n_train, n_features, n_labels)
         if key in self._exact:
             return float(self._exact[key])

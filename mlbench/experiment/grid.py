@@ -105,7 +105,7 @@ def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=N
     ``random_state`` (the cell's seed) changes from cell to cell.  Each dataset's
     :func:`data_spec` is computed once.
     """
-    from mlbench.experiment.cell import _json, make_estimator, method_seed
+    from mlbench.experiment.cell import _json, make_estimator, method_seed, recorded_params
 
     built = {}  # method entry index -> get_params(deep=False) of its estimator
     cells = []
@@ -120,7 +120,7 @@ def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=N
                     preprocess=tuple(protocol.preprocess), metrics=tuple(protocol.metrics),
                     predictions_dir=predictions_dir)
                 if i not in built:
-                    built[i] = make_estimator(spec).get_params(deep=False)
+                    built[i] = recorded_params(make_estimator(spec))
                 params = built[i]
                 if "random_state" in params:  # registry.make seeds exactly these estimators
                     params = {**params, "random_state": method_seed(spec)}

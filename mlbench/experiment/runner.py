@@ -131,7 +131,8 @@ def cell_costs(cells, loaded, splits, history):
     model = CostModel.from_csvs(history)
     sizes = {(name, s.id): len(s.train) for name, ss in splits.items() for s in ss}
     return {c.key: model.seconds(c.method, sizes.get((c.dataset, c.split), 0),
-                                 loaded[c.dataset].n_features, loaded[c.dataset].n_labels)
+                                 loaded[c.dataset].n_features, loaded[c.dataset].n_labels,
+                                 fallback=c.method_name)
             for c in cells}
 
 

@@ -175,3 +175,33 @@ def test_multi_measure_bad_measures_are_config_errors():
         MultiMeasureMLDF(measures=["f1"]).fit(X, Y)
     with pytest.raises(ConfigError):
         MultiMeasureMLDF(measures=[]).fit(X, Y)
+
+
+@pytest.mark.parametrize("reference", ["G", "H"])
+def test_algorithm_2_compares_with_the_chosen_previous_representation(reference):
+    from mlbench.methods.trees.mldf_cascade import Branch
+    from mlbench.methods.trees.mldf_confidence import log_confidence, log_mean
+
+    rng = np.random.RandomState(3)
+    Yb = rng.randint(2, size=(40, 5))
+    Hs = [np.clip(Yb * 0.3 + rng.rand(40, 5) * 0.7, 0, 1) for _ in range(4)]
+    b = Branch("macro_auc")
+    G_before, m_H = [], []
+    for t, H in enumerate(Hs, 1):
+        G_before.append(b.G)
+        if t == 4:
+            prev = per_unit(G_before[-1], Yb, "macro_auc") if reference == "G" else m_H[-1]
+            la = log_confidence(H, "macro_auc")
+            expected = log_mean(la[worse_mask(per_unit(H, Yb, "macro_auc"), prev, "macro_auc")])
+        b.step(t, H, t - 1, Yb, True, 10, reference)
+        m_H.append(per_unit(H, Yb, "macro_auc"))
+    assert not np.array_equal(G_before[-1], Hs[2])   # layer 3 copied columns: the readings differ
+    assert b.thetas[3] == expected
+
+
+def test_threshold_reference_is_checked_and_changes_the_fit_only_from_layer_4():
+    with pytest.raises(ConfigError, match="threshold_reference"):
+        MLDF(threshold_reference="F").fit(X, Y)
+    kw = dict(measure="ranking_loss", random_state=0, max_layers=5, patience=5, **SMALL)
+    g, h = MLDF(**kw).fit(X, Y), MLDF(threshold_reference="H", **kw).fit(X, Y)
+    assert [la["log_threshold"] for la in g.layers_[:3]] == [la["log_threshold"] for la in h.layers_[:3]]

@@ -86,3 +86,16 @@ def test_costs_command_writes_the_table(cli, tmp_path):
     out = tmp_path / "COSTS.md"
     code, _, err = cli(["costs", src, "-o", out])
     assert code == 0 and "| a | 2.0 s / 12 MB |" in out.read_text()
+
+
+def test_an_unseen_method_id_is_predicted_as_its_registered_method():
+    import pandas as pd
+
+    from mlbench.experiment.costs import CostModel
+
+    rows = pd.DataFrame({"method": ["slow", "fast"], "n_train": [100, 100], "n_features": [10, 10],
+                         "n_labels": [5, 5], "fit_seconds": [50.0, 1.0], "predict_seconds": [0.0, 0.0]})
+    model = CostModel(rows)
+    assert model.seconds("slow-variant", 100, 10, 5, fallback="slow") == 50.0
+    assert model.seconds("slow-variant", 100, 10, 5) != 50.0      # the pooled law
+    assert model.seconds("fast", 100, 10, 5, fallback="slow") == 1.0

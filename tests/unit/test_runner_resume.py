@@ -332,3 +332,11 @@ def test_makespan_is_lpt():
 
     assert makespan([3, 3, 2, 2, 2], 2) == 7  # LPT: {3,2,2} {3,2}; optimum is 6
     assert makespan([], 4) == 0 and makespan([5, 1], 1) == 6 and makespan([5, 1], 0) == 6
+
+
+def test_a_parameter_added_with_its_neutral_default_is_not_recorded():
+    from mlbench.experiment.cell import params_json
+    from mlbench.methods.trees.mldf import MLDF
+
+    assert "threshold_reference" not in json.loads(params_json(MLDF(random_state=1)))
+    assert json.loads(params_json(MLDF(threshold_reference="H")))["threshold_reference"] == "H"

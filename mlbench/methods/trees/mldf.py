@@ -78,6 +78,9 @@ class _Cascade(MultiLabelClassifier):
                      "max_depth_start"):
             if int(getattr(self, name)) < 1:
                 raise ConfigError(f"MLDF: {name} must be at least 1")
+        if self.threshold_reference not in ("G", "H"):
+            raise ConfigError(f"MLDF: threshold_reference must be 'G' or 'H', got "
+                              f"{self.threshold_reference!r}")
         if int(self.n_folds) < 2:
             raise ConfigError(f"MLDF: n_folds must be at least 2, got {self.n_folds}")
         if n_samples < int(self.n_folds):
@@ -148,14 +151,20 @@ class MLDF(_Cascade):
     n_estimators_start, n_estimators_step, n_estimators_max : trees per forest (40, +20, <= 100).
     max_depth_start, max_depth_step : tree depth limit (3, +3 per layer).
     feature_reuse : apply Algorithms 1-2 (True) or keep theta = 0 in every layer (False).
+    threshold_reference : what Algorithm 2's "previous performance" m^{t-1} is measured on: ``"G"``
+        (G^{t-1}, the representation layer t received; default) or ``"H"`` (H^{t-1}, the previous
+        layer's own forests' output), the two readings of the algorithm (issue 22 ablation).
     n_jobs : threads of each scikit-learn forest.
     """
 
     _estimator_checks = _ESTIMATOR_CHECKS
+    #: added in issue 22 with the reading every earlier result used: not recorded when "G"
+    _unrecorded_defaults = {"threshold_reference": "G"}
 
     def __init__(self, *, measure="hamming_loss", block="pct", max_layers=20, patience=3,
                  n_folds=5, n_estimators_start=40, n_estimators_step=20, n_estimators_max=100,
-                 max_depth_start=3, max_depth_step=3, feature_reuse=True, n_jobs=1,
+                 max_depth_start=3, max_depth_step=3, feature_reuse=True, threshold_reference="G",
+                 n_jobs=1,
                  random_state=None):
         self.measure = measure
         self.block = block
@@ -168,6 +177,7 @@ class MLDF(_Cascade):
         self.max_depth_start = max_depth_start
         self.max_depth_step = max_depth_step
         self.feature_reuse = feature_reuse
+        self.threshold_reference = threshold_reference
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -205,12 +215,14 @@ class MultiMeasureMLDF(_Cascade):
 
     #: six cascades per fit: the checks take minutes, like the mldf-* variants' (slow tests)
     _estimator_checks = {**_ESTIMATOR_CHECKS, "slow": True}
+    _unrecorded_defaults = {"threshold_reference": "G"}
 
     def __init__(self, *, measures=("hamming_loss", "one_error", "coverage", "ranking_loss",
                                     "average_precision", "macro_auc"),
                  block="pct", max_layers=20, patience=3, n_folds=5, n_estimators_start=40,
                  n_estimators_step=20, n_estimators_max=100, max_depth_start=3, max_depth_step=3,
-                 feature_reuse=True, n_jobs=1, random_state=None):
+                 feature_reuse=True, threshold_reference="G", n_jobs=1,
+                 random_state=None):
         self.measures = measures
         self.block = block
         self.max_layers = max_layers
@@ -222,6 +234,7 @@ class MultiMeasureMLDF(_Cascade):
         self.max_depth_start = max_depth_start
         self.max_depth_step = max_depth_step
         self.feature_reuse = feature_reuse
+        self.threshold_reference = threshold_reference
         self.n_jobs = n_jobs
         self.random_state = random_state
 

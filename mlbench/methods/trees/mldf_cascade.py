@@ -56,6 +56,7 @@ class Branch:
         self.measure = measure
         self.G = None          # G^{t-1} on the training rows (out-of-fold)
         self.m_prev = None     # the measure per unit on G^{t-1}
+        self.m_prev_H = None   # the measure per unit on H^{t-1}
         self.perf = []         # p[t], the training measure of G^t
         self.thetas = []       # log theta_t
         self.nodes = []        # index of layer t's shared computation (see grow)
@@ -63,13 +64,17 @@ class Branch:
         self.best_t = 0
         self.done = False
 
-    def step(self, t, H, node, Y, feature_reuse, patience):
-        """Lines 5-13 of Algorithm 3 for layer t, given the layer's out-of-fold H^t."""
+    def step(self, t, H, node, Y, feature_reuse, patience, reference="G"):
+        """Lines 5-13 of Algorithm 3 for layer t, given the layer's out-of-fold H^t.  Algorithm 2
+        collects the units whose measure on H^t is worse than "m^{t-1}", read as the measure on
+        G^{t-1} (``reference="G"``) or on H^{t-1} (``"H"``)."""
         m_now = per_unit(H, Y, self.measure)
         log_alpha = log_confidence(H, self.measure)
         log_theta = -np.inf
         if feature_reuse and t > 2:  # Algorithm 2, determined for t > 2 (line 5)
-            log_theta = log_mean(log_alpha[worse_mask(m_now, self.m_prev, self.measure)])
+            previous = self.m_prev if reference == "G" else self.m_prev_H
+            log_theta = log_mean(log_alpha[worse_mask(m_now, previous, self.measure)])
+        self.m_prev_H = m_now
         self.G = reuse(H, self.G, log_alpha, log_theta, self.measure)
         self.m_prev = per_unit(self.G, Y, self.measure)
         self.perf.append(aggregate(self.m_prev))
@@ -89,7 +94,8 @@ class Branch:
 def grow(est, X, Y, measures, rng):
     """Algorithm 3 for each measure in ``measures`` (canonical names), sharing equal layers.
 
-    ``est`` supplies ``max_layers``, ``patience``, ``feature_reuse``, ``_n_forests()`` and
+    ``est`` supplies ``max_layers``, ``patience``, ``feature_reuse``, ``threshold_reference``,
+    ``_n_forests()`` and
     ``_out_of_fold(Z, Y, t, seeds, fold_seed)``.  Returns the branches and the list of shared layer
     computations ``nodes`` (dicts with ``t``, ``seeds`` and the training input ``G_in``).
     """
@@ -108,7 +114,8 @@ def grow(est, X, Y, measures, rng):
                 nodes.append({"t": t, "seeds": layer_seeds[:-1], "G_in": b.G})
                 hit = (b.G, len(nodes) - 1, H)
                 done_here.append(hit)
-            b.step(t, hit[2], hit[1], Y, est.feature_reuse, int(est.patience))
+            b.step(t, hit[2], hit[1], Y, est.feature_reuse, int(est.patience),
+                   est.threshold_reference)
     return branches, nodes
 
 
