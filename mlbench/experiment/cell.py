@@ -259,6 +259,7 @@ def _run(spec, dataset, row, extra):
 
     inputs = {"predictions": pred, "scores": scores, "joint": joint, "hierarchy": pred}
     problems = {}
+    boot = {}
     for m in measures:
         value = own.get(m.name, {}).get(m.needs, inputs[m.needs])
         if value is None:
@@ -267,15 +268,39 @@ def _run(spec, dataset, row, extra):
         try:
             ctx = {"hierarchy": test.hierarchy} if m.needs == "hierarchy" else {}
             row[m.name] = m(test.Y, value, **ctx)
+            if spec.bootstrap:
+                boot[m.name] = _bootstrap(spec, m, test.Y, value, ctx)
         except Exception as exc:  # a measure undefined on this output: NaN plus the reason
             problems[m.name] = describe_exception(exc)
     if problems:
         extra["metric_errors"] = problems
+    if boot:
+        from mlbench.stats.bootstrap import encode, percentile_interval
+
+        extra["bootstrap"] = {"B": spec.bootstrap,
+                              "ci95": {k: [round(x, 6) for x in percentile_interval(v)]
+                                       for k, v in boot.items()},
+                              "replicates": {k: encode(v) for k, v in boot.items()}}
     info = getattr(est, "fit_info_", None)
     if isinstance(info, dict):
         extra.update(info)
     if spec.predictions_dir:
         save_predictions(spec, test.Y, pred, scores, joint, split.test, pipe.labels_kept_)
+
+
+def _bootstrap(spec, measure, Y, value, ctx):
+    """``measure`` on ``spec.bootstrap`` resamples of the test rows, seeded by the split alone
+    (so the replicates of every method of a split pair up; :mod:`mlbench.stats.bootstrap`)."""
+    from mlbench.metrics.hierarchical import ROWWISE
+    from mlbench.stats.bootstrap import replicates, resample_seed
+
+    seed = resample_seed(spec.seed, spec.dataset, spec.split)
+    if measure.name in ROWWISE:  # per-example statistics, computed once
+        per_row, combine = ROWWISE[measure.name]
+        stats = per_row(Y, value, ctx["hierarchy"])
+        return replicates(lambda rows: combine(stats[rows]), Y.shape[0], spec.bootstrap, seed)
+    return replicates(lambda rows: measure(Y[rows], value[rows], **ctx), Y.shape[0],
+                      spec.bootstrap, seed)
 
 
 def predictions_path(spec):

@@ -33,6 +33,7 @@ class CellSpec:
     preprocess: tuple = ()
     metrics: tuple = ()
     predictions_dir: str | None = None
+    bootstrap: int = 0     # test-row bootstrap replicates per measure (0 = none)
     params: str = ""       # the params column this cell records ("" = not computed)
     data_spec: str = ""    # fingerprint of its preprocessing and split rule ("" = not computed)
 
@@ -118,7 +119,7 @@ def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=N
                     split=s.id, repeat=s.repeat, fold=s.fold, seed=protocol.seed,
                     scheme=protocol.split, method_params=dict(m.params),
                     preprocess=tuple(protocol.preprocess), metrics=tuple(protocol.metrics),
-                    predictions_dir=predictions_dir)
+                    predictions_dir=predictions_dir, bootstrap=int(protocol.bootstrap))
                 if i not in built:
                     built[i] = recorded_params(make_estimator(spec))
                 params = built[i]

@@ -27,7 +27,7 @@ from mlbench.errors import ConfigError
 
 HERE = Path(__file__).parent
 KEYS = {"name", "paper", "description", "split", "seed", "preprocess", "metrics", "datasets",
-        "methods", "control", "stats", "style", "notes", "measure_from"}
+        "methods", "control", "stats", "style", "notes", "measure_from", "bootstrap"}
 REQUIRED = {"name", "split", "metrics"}
 SPLIT_KEYS = {"scheme", "train_fraction", "repeats", "folds", "validation_fraction", "stratify"}
 METHOD_KEYS = {"name", "params", "id"}
@@ -64,6 +64,8 @@ class Protocol:
     path: str = ""
     #: reported method -> {metric: method whose rows give that metric}; see protocols/measure_from.py
     measure_from: dict = field(default_factory=dict)
+    #: test-row bootstrap of each cell (:mod:`mlbench.stats.bootstrap`): replicates, 0 = none
+    bootstrap: int = 0
 
     def with_overrides(self, *, repeats=None, seed=None):
         """A copy with another number of repeats and/or base seed (``mlbench run --repeats/--seed``)."""
@@ -197,6 +199,7 @@ def parse_protocol(data, where="protocol"):
     from mlbench.protocols.measure_from import parse_measure_from
 
     measure_from = parse_measure_from(data.get("measure_from"), metrics, labels, where)
+    bootstrap = _bootstrap(data.get("bootstrap"), where)
     control = data.get("control")
     if control is not None and control not in labels and control not in measure_from:
         raise ConfigError(f"{where}: control {control!r} is not one of the protocol's methods")
@@ -206,7 +209,25 @@ def parse_protocol(data, where="protocol"):
         datasets=_str_list(data.get("datasets"), "datasets", where), methods=entries,
         control=control, stats=_str_list(data.get("stats"), "stats", where),
         style=data.get("style", "plain"), notes=data.get("notes", ""), measure_from=measure_from,
+        bootstrap=bootstrap,
     )
+
+
+def _bootstrap(value, where):
+    """``bootstrap: {replicates: B}`` (B from 100 to 100,000), or absent / ``false``: 0."""
+    if value in (None, False):
+        return 0
+    if value is True:
+        from mlbench.stats.bootstrap import DEFAULT_REPLICATES
+
+        return DEFAULT_REPLICATES
+    if not isinstance(value, dict) or set(value) - {"replicates"}:
+        raise ConfigError(f"{where}: bootstrap must be true or a mapping {{replicates: B}}")
+    B = value.get("replicates")
+    if isinstance(B, bool) or not isinstance(B, int) or not 100 <= B <= 100_000:
+        raise ConfigError(f"{where}: bootstrap replicates must be an integer from 100 to 100000, "
+                          f"got {B!r}")
+    return B
 
 
 def load_protocol(name_or_path) -> Protocol:

@@ -90,7 +90,7 @@ def _test(claim, df):
             lines.append(f"{metric}: best mean on {int((best == method).sum())} of {len(best)} "
                          "datasets")
         elif kind in ("never_worse", "better_than"):
-            worse, won, total, missing = 0, 0, 0, []
+            worse, won, total, missing, n_boot = 0, 0, 0, [], 0
             n_splits = per_split.groupby(level="dataset").size().min()
             for d in means.index:
                 rows = per_split.loc[d]
@@ -105,7 +105,14 @@ def _test(claim, df):
                     total += 1
                     a, b = pair[method].to_numpy(), pair[other].to_numpy()
                     mean_better = _better(a.mean(), b.mean(), gib)
-                    if n_splits >= 2 and len(pair) >= 2:
+                    boot = (_paired_bootstrap(df, d, method, other, metric)
+                            if n_splits < 2 else None)
+                    if boot is not None:              # one split: the paired test-row bootstrap
+                        sig = boot[1] > 0 or boot[2] < 0
+                        worse += sig and not mean_better
+                        won += sig and mean_better
+                        n_boot += 1
+                    elif n_splits >= 2 and len(pair) >= 2:
                         r = paired_ttest(a, b)
                         sig = r.p < ALPHA
                         worse += sig and not mean_better
@@ -113,10 +120,12 @@ def _test(claim, df):
                     else:
                         won += mean_better
             ok = (worse == 0 if kind == "never_worse" else won == total) and not missing
-            test = "paired t-test" if n_splits >= 2 else "means only (one split)"
+            test = ("paired t-test" if n_splits >= 2 else
+                    "paired bootstrap 95% interval over the test rows" if n_boot else
+                    "means only (one split)")
             lines.append(f"{metric}: {test}, α = {ALPHA}: {method} significantly better in "
                          f"{won}, worse in {worse} of {total} (dataset, method) pairs"
-                         if n_splits >= 2 else
+                         if n_splits >= 2 or n_boot else
                          f"{metric}: {test}: {method} better in {won} of {total} pairs")
             if missing:
                 lines.append(f"{metric}: not decided on {len(missing)} missing pair(s) "
@@ -127,20 +136,40 @@ def _test(claim, df):
     return holds, "; ".join(lines)
 
 
+def _paired_bootstrap(df, dataset, a, b, metric):
+    """(mean, low, high) of a - b on ``dataset``'s single split from the rows' replicates."""
+    from mlbench.stats.bootstrap import paired_interval
+
+    rows = df[df.dataset == dataset].set_index("method")
+    if a not in rows.index or b not in rows.index:
+        return None
+    return paired_interval(rows.loc[a], rows.loc[b], metric)
+
+
+def _cell_text(rows, metric):
+    """mean ± sd over splits, or mean [95% bootstrap interval] for one split that stored one."""
+    from mlbench.stats.bootstrap import row_interval
+
+    values = rows[metric].dropna()
+    if values.empty:
+        return "—"
+    if len(values) == 1:
+        ci = row_interval(rows.loc[values.index[0]], metric)
+        return f"{values.iloc[0]:.4f}" + ("" if ci is None else f" [{ci[0]:.4f}, {ci[1]:.4f}]")
+    return f"{values.mean():.4f} ± {values.std(ddof=1):.4f}"
+
+
 def _table(df, metrics):
     out = []
     methods = sorted(df.method.unique())
     for metric in metrics:
         arrow = "↑" if _gib(metric) else "↓"
-        g = df.groupby(["dataset", "method"])[metric]
-        mean, sd = g.mean().unstack(), g.std(ddof=1).unstack()
         out += [f"**{metric}** {arrow}", "",
                 "| dataset | " + " | ".join(methods) + " |",
                 "|---" * (len(methods) + 1) + "|"]
-        for d in mean.index:
-            cells = [("—" if pd.isna(mean.loc[d, m]) else f"{mean.loc[d, m]:.4f}"
-                      + ("" if pd.isna(sd.loc[d, m]) else f" ± {sd.loc[d, m]:.4f}"))
-                     for m in methods]
+        for d in sorted(df.dataset.unique()):
+            part = df[df.dataset == d]
+            cells = [_cell_text(part[part.method == m], metric) for m in methods]
             out.append(f"| {d} | " + " | ".join(cells) + " |")
         out.append("")
     return out
@@ -168,7 +197,8 @@ def _paper(name, spec, root):
            f"- datasets: {', '.join(sorted(df.dataset.unique()))}",
            f"- methods: {', '.join(sorted(df.method.unique()))}",
            f"- run: `{spec['run']}`", f"- report: `{spec['report']}`", "",
-           "### Our results (mean ± sd over splits)", ""]
+           "### Our results (mean ± sd over splits; one split: value [95% bootstrap interval "
+           "over the test rows] where the run stored one)", ""]
     out += _table(df, metrics)
     out += ["### The paper's claims", ""]
     for c in spec.get("claims") or []:

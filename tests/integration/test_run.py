@@ -321,3 +321,24 @@ def test_live_display_renders_running_cells_and_eta(toys, tmp_path):
     text = buf.getvalue()
     assert rep.ran == 3 and "[3/3] toy toy-mean holdout-r02 ok" in text
     assert "cells 0/3" in text and "ETA" in text and "running" in text
+
+
+def test_bootstrap_rows_hold_paired_replicates(toys, tmp_path):
+    from mlbench.stats.bootstrap import paired_interval, row_interval
+
+    out = tmp_path / "r.csv"
+    proto = protocol(split={"scheme": "holdout", "repeats": 1}, bootstrap={"replicates": 200},
+                     methods=["toy-mean", {"name": "toy-mean", "id": "toy-mean-2",
+                                           "params": {"noise": 0.3}}])
+    run_experiment(proto, out=out, loader=loader)
+    df = read(out).set_index("method")
+    a, b = df.loc["toy-mean"], df.loc["toy-mean-2"]
+    for metric in ("hamming_loss", "macro_f1", "macro_auc"):
+        lo, hi = row_interval(a, metric)
+        assert lo <= a[metric] + 1e-3 and a[metric] - 1e-3 <= hi
+        extra = json.loads(a.extra)["bootstrap"]
+        assert extra["B"] == 200 and extra["ci95"][metric] == pytest.approx([lo, hi], abs=1e-3)
+    mean, lo, hi = paired_interval(a, b, "macro_auc")
+    assert lo <= mean <= hi
+    # the same row twice: the paired difference is exactly 0 (same resamples)
+    assert paired_interval(a, a, "macro_auc") == (0.0, 0.0, 0.0)

@@ -180,3 +180,50 @@ def test_bad_parameters():
         registry.make("lr", cost="nope").fit(X, Y)
     with pytest.raises(ValueError, match="k > 1"):
         registry.make("hiercost", k=1.0).fit(X, Y)
+
+
+# -- issue 22: the authors'-code intercept and SCutFBR ---------------------------------------------
+def test_penalised_intercept_is_a_penalised_constant_feature():
+    """penalize_intercept: (w, b) minimise rho (|w|^2 + b^2) + sum c_i loss_i, which scikit-learn
+    fits as a no-intercept model on [X, 1]."""
+    from mlbench.methods.hierarchical.hiercost import HierCostLR
+
+    X, Y = toy(n=200, seed=3)
+    rho = 1.0
+    est = HierCostLR(cost="lr", imbalance=False, rhos=(rho,), penalize_intercept=True,
+                     tol=1e-12, max_iter=5000, random_state=0).fit(X, Y, hierarchy=HL)
+    Xb = np.hstack([X, np.ones((200, 1))])
+    for j in range(3):
+        ref = LogisticRegression(C=1 / (2 * rho), fit_intercept=False, tol=1e-12, max_iter=10000)
+        ref.fit(Xb, np.where(Y[:, j] == 1, 1, -1))
+        assert np.allclose(est.coef_[j], ref.coef_.ravel()[:-1], atol=1e-4)
+        assert est.intercept_[j] == pytest.approx(ref.coef_.ravel()[-1], abs=1e-4)
+    free = HierCostLR(cost="lr", imbalance=False, rhos=(rho,), tol=1e-12, max_iter=5000,
+                      random_state=0).fit(X, Y, hierarchy=HL)
+    assert np.abs(est.intercept_).sum() < np.abs(free.intercept_).sum()   # pulled toward 0
+    assert registry.make("hiercost-authors").penalize_intercept
+    assert registry.make("lr-authors").cost == "lr" and not registry.make("lr").penalize_intercept
+
+
+def test_scut_fbr_falls_back_to_the_rank_1_cut():
+    # class 0: the best F1 is 0.5 (cut after 3 rows); class 1: F1 1.0
+    M = np.array([[3.0, 5.0], [2.0, 4.0], [1.0, 0.0], [0.0, -1.0]])
+    S = np.array([[0, 1], [0, 1], [1, 0], [0, 0]], dtype=bool)
+    plain = scut_thresholds(M, S, n_train=np.array([5, 5]))
+    fbr = scut_thresholds(M, S, n_train=np.array([5, 5]), fbr=0.6)
+    assert plain[0] == pytest.approx(0.5) and fbr[0] == pytest.approx(2.5)   # passes row 0 only
+    assert plain[1] == fbr[1] == pytest.approx(2.0)                          # F1 1.0 kept
+    tied = scut_thresholds(np.zeros((3, 1)), np.array([[1], [0], [0]], bool), np.array([5]), fbr=0.9)
+    assert not (np.zeros(1) > tied).any()                                   # all tied: none passes
+
+
+def test_scut_fbr_predicts_fewer_labels_on_noisy_multilabel_data():
+    X, Y = toy(n=300, seed=5, multi=True)
+    rng = np.random.default_rng(0)
+    X = X + rng.normal(scale=2.0, size=X.shape)
+    kw = dict(rhos=(1.0,), random_state=0, max_iter=300)
+    plain = registry.make("lr", **kw).fit(X[:240], Y[:240], hierarchy=HL)
+    fbr = registry.make("lr", scut_fbr=0.9, **kw).fit(X[:240], Y[:240], hierarchy=HL)
+    assert fbr.predict(X[240:]).sum() <= plain.predict(X[240:]).sum()
+    with pytest.raises(ValueError, match="scut_fbr"):
+        registry.make("lr", scut_fbr=1.5, **kw).fit(X[:240], Y[:240], hierarchy=HL)

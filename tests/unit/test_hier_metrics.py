@@ -76,3 +76,40 @@ def test_errors():
         h_f1(Y, Y, hierarchy=None)
     with pytest.raises(MetricInputError, match="maps 7 labels"):
         h_f1(Y, Y, hierarchy=H)
+
+
+def test_example_based_hf1_by_hand_and_against_the_pooled_convention():
+    from mlbench.metrics.hierarchical import h_f1_example
+
+    Y = onehot(["a11", "b1"])
+    P = onehot(["a12", "a11,b1"])
+    # example 1: A(l) = {a, a1, a11}, A(l^) = {a, a1, a12}: overlap 2, hP = hR = 2/3, hF1 = 2/3
+    # example 2: A(l) = {b, b1}, A(l^) = {a, a1, a11, b, b1}: overlap 2, hP = 2/5, hR = 1, hF1 = 4/7
+    assert h_f1_example(Y, P, hierarchy=HL) == pytest.approx((2 / 3 + 4 / 7) / 2)
+    # pooled: overlaps 4 of 8 predicted and 5 true: hP = 1/2, hR = 4/5
+    assert h_f1(Y, P, hierarchy=HL) == pytest.approx(2 * 0.5 * 0.8 / 1.3)
+    assert get_measure("h_f1_example").greater_is_better
+
+
+def test_same_depth_single_label_identity_holds_for_both_conventions():
+    from mlbench.metrics.hierarchical import h_f1_example
+
+    rng = np.random.RandomState(0)
+    leaves = ["a11", "a12"]                      # both at depth 3
+    Y = onehot([leaves[i] for i in rng.randint(2, size=40)])
+    P = onehot([leaves[i] for i in rng.randint(2, size=40)])
+    te = tree_induced_error(Y, P, hierarchy=HL)
+    assert h_f1(Y, P, hierarchy=HL) == pytest.approx(1 - te / 6)
+    assert h_f1_example(Y, P, hierarchy=HL) == pytest.approx(1 - te / 6)
+
+
+def test_rowwise_statistics_reproduce_each_measure():
+    from mlbench.metrics import hierarchical
+
+    rng = np.random.RandomState(1)
+    Y = onehot([",".join(sorted(set(rng.choice(LEAVES, 2)))) for _ in range(30)])
+    P = onehot([",".join(sorted(set(rng.choice(LEAVES, 1 + i % 2)))) for i in range(30)])
+    rows = rng.randint(30, size=30)
+    for name, (per_row, combine) in hierarchical.ROWWISE.items():
+        measure = get_measure(name)
+        assert combine(per_row(Y, P, HL)[rows]) == pytest.approx(measure(Y[rows], P[rows], hierarchy=HL))

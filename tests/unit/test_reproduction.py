@@ -39,3 +39,29 @@ def test_bad_claims_file_is_a_one_line_error(tmp_path):
     bad.write_text("papers: {x: {title: t, run: r, report: r}}\n")
     with pytest.raises(ConfigError, match="paper x: missing csv"):
         render(bad, tmp_path)
+
+
+def test_one_split_claims_use_the_paired_bootstrap():
+    import json
+
+    import numpy as np
+
+    from mlbench.stats.bootstrap import encode
+
+    rng = np.random.RandomState(0)
+    base = rng.normal(0.5, 0.02, 1000)
+
+    def row(method, shift, noise):
+        reps = base + shift + rng.normal(0, noise, 1000)
+        extra = {"bootstrap": {"B": 1000, "replicates": {"micro_f1": encode(reps)}}}
+        return {"dataset": "d", "split": "given-r00", "method": method, "micro_f1": 0.5 + shift,
+                "extra": json.dumps(extra)}
+
+    claim = {"test": "better_than", "method": "a", "versus": ["b"], "metrics": ["micro_f1"]}
+    clear = pd.DataFrame([row("a", 0.03, 0.002), row("b", 0.0, 0.002)])
+    holds, why = _test(claim, clear)
+    assert holds and "paired bootstrap" in why
+    close = pd.DataFrame([row("a", 0.001, 0.01), row("b", 0.0, 0.01)])
+    assert not _test(claim, close)[0]                 # the interval holds 0
+    bare = clear.drop(columns="extra")
+    assert "means only" in _test(claim, bare)[1]

@@ -40,12 +40,18 @@ def _stack(A, B):
     return sp.vstack([A, B], format="csr") if sp.issparse(A) else np.vstack([A, B])
 
 
-def scut_thresholds(M, S, n_train, min_train=2):
+def scut_thresholds(M, S, n_train, min_train=2, fbr=None):
     """Per-class SCut: the threshold on margins M (n, T) maximising F1 of ``M > t`` against S.
 
     For each class the candidates cut the sorted validation margins between distinct values (and
     above the largest: predict none); ties go to the larger threshold.  Classes with fewer than
     ``min_train`` training examples or no validation positive get 0.
+
+    ``fbr`` (SCutFBR.1, Yang 2001, "A study of thresholding strategies for text categorization"):
+    a class whose best validation F1 is below ``fbr`` falls back to the rank-1 cut, the threshold
+    that passes only its highest-scoring validation example (between the two highest distinct
+    margins): SCut's optimum on a few validation positives over-fits, typically to a low
+    threshold that floods the class with false positives.
     """
     M = np.asarray(M, dtype=np.float64)
     S = np.asarray(S, dtype=bool)
@@ -64,6 +70,8 @@ def scut_thresholds(M, S, n_train, min_train=2):
         valid[1:n] = s[:-1] > s[1:]                              # cut only between distinct values
         f1[~valid] = -1.0
         best = int(np.argmax(f1))
+        if fbr is not None and f1[best] < float(fbr):
+            best = 1 + int(np.argmax(s[1:] < s[0])) if s[-1] < s[0] else 0
         if best == 0:
             out[j] = s[0] + 1.0
         elif best == n:
@@ -156,7 +164,8 @@ class HierarchicalClassifier(MultiLabelClassifier, metaclass=ABCMeta):
             for rho in rhos:
                 model = self._train(Xf, Sf, rho, warm)
                 warm = model
-                th = (scut_thresholds(self._margins(model, Xv), Sv, n_train)
+                th = (scut_thresholds(self._margins(model, Xv), Sv, n_train,
+                                      fbr=getattr(self, "scut_fbr", None))
                       if (self._scut and not self.single_label_) else self.thresholds_)
                 score = micro_f1(Sv, self._own_predictions(model, Xv, th))
                 scores[rho] = float(score)
