@@ -98,3 +98,28 @@ def test_a_missing_rival_file_leaves_that_dataset_unmarked(tmp_path, cli):
 @pytest.mark.parametrize("fmt", ["latex", "html", "json", "terminal"])
 def test_other_formats_render(tmp_path, cli, fmt):
     assert report(write(tmp_path), cli, fmt=fmt).strip()
+
+
+def test_bootstrap_intervals_table_from_stored_replicates(tmp_path, cli):
+    """Rows whose extra holds bootstrap replicates get the interval table: the control's own
+    interval and each other method's paired difference, starred when it excludes 0."""
+    import json
+
+    from mlbench.stats.bootstrap import encode, replicates, resample_seed
+
+    Y, preds = predictions()
+    seed = resample_seed(0, "d1", "given-r00")
+    rows = []
+    for m, P in preds["d1"].items():
+        reps = replicates(lambda r: f1_score(Y[r], P[r], average="micro"), len(Y), 300, seed)
+        extra = {"bootstrap": {"B": 300, "replicates": {"micro_f1": encode(reps)}}}
+        rows.append(dict(dataset="d1", method=m, protocol="hiercost", split="given-r00", repeat=0,
+                         seed=0, status="ok", micro_f1=f1_score(Y, P, average="micro"),
+                         extra=json.dumps(extra)))
+    path = tmp_path / "boot.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    text = report(path, cli, fmt="markdown")
+    assert "95% bootstrap intervals over the test rows" in text
+    lines = {line.split("|")[1].strip(): line for line in text.splitlines() if line.startswith("| ")}
+    assert "[1.000, 1.000]" in lines["hiercost (control)"]
+    assert "*" in lines["lr"] and lines["lr"].count("+") >= 3     # control better, interval > 0

@@ -9,6 +9,10 @@ test, Macro-F1 by the macro t-test.  A results CSV does not hold them, so
 --save-predictions`` left in ``<results>.predictions/`` (control vs the method with the highest mean).
 A dataset without both files falls back to the per-dataset test across splits (paired or corrected
 t-test); with the datasets' single given split there is then nothing to test and the table says so.
+
+When the run stored a test-row bootstrap (the protocol's ``bootstrap`` key), a second table gives
+each method's 95% interval and, for every other method, the paired 95% interval of the control's
+advantage (control − method, "*" when it excludes 0): :mod:`mlbench.stats.bootstrap`.
 """
 from __future__ import annotations
 
@@ -68,4 +72,48 @@ def build(analysis):
                        "need per-document decisions: run with --save-predictions)")
     # a single given split: the significance note above already says what was tested
     t.notes.extend(metric_notes(analysis.metrics, skip=() if tested else (NO_COMMON_SPLITS,)))
-    return [t]
+    boot = bootstrap_table(analysis)
+    return [t] + ([boot] if boot else [])
+
+
+def bootstrap_table(analysis):
+    """The 95% bootstrap intervals of single-split cells that stored replicates (None if none)."""
+    from mlbench.stats.bootstrap import paired_interval, row_interval
+
+    frame = analysis.results.frame
+    if "extra" not in frame.columns or not frame["extra"].astype(str).str.contains('"bootstrap"').any():
+        return None
+    ctrl = analysis.control
+    t = Table("hiercost-bootstrap", f"95% bootstrap intervals over the test rows; other methods: "
+              f"{ctrl} − method, paired (* excludes 0)",
+              ["Method"] + [f"{ma.display} {arrow(ma)}" for ma in analysis.metrics])
+    for d in analysis.metrics[0].datasets:
+        part = frame[frame["dataset"] == d]
+        if part["split"].nunique() != 1:
+            continue
+        rows = part.drop_duplicates("method", keep="last").set_index("method")
+        for m in analysis.metrics[0].methods:
+            if m not in rows.index:
+                continue
+            cells = []
+            for ma in analysis.metrics:
+                if m == ctrl:
+                    ci = row_interval(rows.loc[m], ma.metric)
+                    cells.append(Cell("—" if ci is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]"))
+                    continue
+                pair = (paired_interval(rows.loc[ctrl], rows.loc[m], ma.metric)
+                        if ctrl in rows.index else None)
+                if pair is None:
+                    cells.append(Cell("—"))
+                    continue
+                mean, lo, hi = pair
+                cells.append(Cell(f"{mean:+.3f} [{lo:+.3f}, {hi:+.3f}]",
+                                  marker="*" if lo > 0 or hi < 0 else ""))
+            t.rows.append(Row(f"{m} (control)" if m == ctrl else m, cells, group=d))
+    if not t.rows:
+        return None
+    t.notes.append("percentile intervals of resamples of each dataset's test rows, the "
+                   "same resamples for every method (so the differences are paired); a bootstrap "
+                   "over test rows holds the model fixed: it measures test-set noise, not training "
+                   "variation")
+    return t
