@@ -83,6 +83,10 @@ def main(argv=None):
     except click.exceptions.Abort:
         click.echo("mlbench: aborted", err=True)
         sys.exit(130)
+    except click.UsageError as exc:       # a bad option or argument: one line, and where to look
+        where = f"mlbench {exc.ctx.info_name}" if exc.ctx and exc.ctx.parent else "mlbench"
+        click.echo(f"mlbench: error: {exc.format_message()} (see '{where} --help')", err=True)
+        sys.exit(2)
     except click.ClickException as exc:
         exc.show()
         sys.exit(2 if exc.exit_code in (1, 2) else exc.exit_code)

@@ -4,6 +4,24 @@ from __future__ import annotations
 import click
 
 
+class _Seconds(click.ParamType):
+    """A finite, positive number of seconds, at most 30 days (``nan`` and ``inf`` are refused: a
+    timeout that never fires is no timeout)."""
+
+    name = "seconds"
+
+    def convert(self, value, param, ctx):
+        import math
+
+        try:
+            v = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(v) or not 0 < v <= 30 * 86400:
+            self.fail(f"{value!r} must be a finite number of seconds in (0, 2592000]", param, ctx)
+        return v
+
+
 def _names(value):
     if value is None:
         return None
@@ -19,13 +37,15 @@ def _names(value):
                    "or every registered method].")
 @click.option("--datasets", "-d", default=None,
               help="Comma-separated dataset names [default: the protocol's datasets].")
-@click.option("--repeats", "-r", type=int, default=None, help="Override the protocol's repeats.")
-@click.option("--seed", "-s", type=int, default=None, help="Override the protocol's base seed.")
-@click.option("--jobs", "-j", type=int, default=None,
+@click.option("--repeats", "-r", type=click.IntRange(1, 1000), default=None,
+              help="Override the protocol's repeats (1-1000).")
+@click.option("--seed", "-s", type=click.IntRange(0, 2**32 - 1), default=None,
+              help="Override the protocol's base seed.")
+@click.option("--jobs", "-j", type=click.IntRange(1, 1024), default=None,
               help="Cells run in parallel [default: the usable cores].  Results do not depend on it.")
 @click.option("--out", "-o", type=click.Path(dir_okay=False), default=None,
               help="Results CSV [default: results/<protocol>.csv].")
-@click.option("--timeout", type=float, default=None, help="Seconds per cell before it is stopped.")
+@click.option("--timeout", type=_Seconds(), default=None, help="Seconds per cell before it is stopped.")
 @click.option("--save-predictions", is_flag=True,
               help="Keep each cell's predictions and scores in <out>.predictions/.")
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local",
@@ -36,7 +56,7 @@ def _names(value):
 @click.option("--max-memory", default=None,
               help="Resident memory per cell, e.g. 4GB; a cell above it is stopped "
                    "(status memory).")
-@click.option("--retries", type=int, default=2, show_default=True,
+@click.option("--retries", type=click.IntRange(0, 100), default=2, show_default=True,
               help="Dask: resubmissions of a cell whose worker died, before status lost.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines and no summary table.")
 @click.option("--dry-run", is_flag=True,
@@ -55,7 +75,6 @@ def command(protocol, methods, datasets, repeats, seed, jobs, out, timeout, save
     """
     import os
 
-    from mlbench.errors import ConfigError
     from mlbench.experiment.executors import LocalExecutor
     from mlbench.experiment.progress import Progress
     from mlbench.experiment.runner import run_experiment
@@ -63,8 +82,6 @@ def command(protocol, methods, datasets, repeats, seed, jobs, out, timeout, save
     from mlbench.experiment.summary import print_summary
     from mlbench.protocols import load_protocol
 
-    if repeats is not None and repeats < 1:
-        raise ConfigError("--repeats must be at least 1")
     proto = load_protocol(protocol).with_overrides(repeats=repeats, seed=seed)
     out = out or os.path.join("results", f"{proto.name}.csv")
     method_names = _names(methods)

@@ -26,7 +26,9 @@ VERSION = 1
 
 
 def cache_path(root: Path, name: str) -> Path:
-    return Path(root) / f"{name}.npz"
+    from mlbench.safety import check_name
+
+    return Path(root) / f"{check_name(name, 'dataset name')}.npz"
 
 
 def save(root: Path, ds: Dataset) -> Path:

@@ -153,8 +153,10 @@ class NetworkOnlyError(DataError):
 
 def fetch_file(f: FileEntry, root: Path, mirror: str | None) -> tuple[Path, str]:
     """Local path of one verified source file, and where it came from."""
-    rel = relative_path(f.url)
-    dest = root / "files" / rel
+    from mlbench.safety import check_url, inside
+
+    rel = relative_path(check_url(f.url, f.basename))
+    dest = inside(root / "files" / rel, root / "files", "download target")
     if dest.is_file():
         actual = sha256_of(dest)
         if f.sha256 is None or actual == f.sha256:
@@ -166,7 +168,7 @@ def fetch_file(f: FileEntry, root: Path, mirror: str | None) -> tuple[Path, str]
     if mirror:
         if "://" in mirror:
             return _download(mirror.rstrip("/") + "/" + rel, f, dest), "mirror URL"
-        src = Path(mirror).expanduser() / rel
+        src = inside(Path(mirror).expanduser() / rel, Path(mirror).expanduser(), "mirror file")
         if not src.is_file() and f.network_only:
             size = f" ({f.bytes / 2**20:,.0f} MiB)" if f.bytes else ""
             raise NetworkOnlyError(

@@ -79,6 +79,11 @@ class DatasetEntry:
 
 
 def _entry(name, d) -> DatasetEntry:
+    from mlbench.safety import check_name, check_url
+
+    check_name(name, "dataset name", "datasets.yaml")
+    for f in d.get("files") or []:
+        check_url(f.get("url") if isinstance(f, dict) else None, f"datasets.yaml: {name}")
     fmt = d.get("format")
     if fmt not in FORMATS:
         raise DataError(f"datasets.yaml: {name}: unknown format {fmt!r}")

@@ -120,6 +120,10 @@ def cells_to_run(cells, ok_params, ok_data_specs=None):
 
 
 def splits_path(out, protocol, dataset, seed):
+    from mlbench.safety import check_name
+
+    check_name(protocol, "protocol name")
+    check_name(dataset, "dataset name")
     return os.path.join(f"{out}.splits", f"{protocol}-{dataset}-seed{seed}.npz")
 
 

@@ -36,8 +36,8 @@ def parse_size(text):
         value = float(num) * units[unit]
     except (ValueError, KeyError):
         raise ConfigError(f"--max-memory: cannot read {text!r} (use e.g. 4GB or 512MB)") from None
-    if value <= 0:
-        raise ConfigError("--max-memory must be positive")
+    if not 0 < value <= 2**50:       # also refuses nan and inf
+        raise ConfigError(f"--max-memory must be a positive size up to 1 PiB, got {text!r}")
     return int(value)
 
 

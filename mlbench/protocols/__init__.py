@@ -196,6 +196,9 @@ def parse_protocol(data, where="protocol"):
     for key in ("name", "description", "style", "notes"):
         if key in data and not isinstance(data[key], str):
             raise ConfigError(f"{where}: {key} must be a string")
+    from mlbench.safety import check_name
+
+    check_name(data["name"], "protocol name", where)
     from mlbench.protocols.measure_from import parse_measure_from
 
     measure_from = parse_measure_from(data.get("measure_from"), metrics, labels, where)

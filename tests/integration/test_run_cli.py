@@ -58,6 +58,15 @@ def test_run_command_bad_input_is_one_line_exit_2(toys, toy_loader, tmp_path, cl
         (["run", "--protocol", proto, "--repeats", "0"], "--repeats"),
         (["run", "--protocol", proto, "--jobs", "0", "-o", str(tmp_path / "x.csv")], "--jobs"),
         (["run", "--protocol", proto, "--timeout", "-1", "-o", str(tmp_path / "x.csv")], "--timeout"),
+        # issue 18: options that would disable a limit or never end
+        (["run", "--protocol", proto, "--timeout", "nan"], "--timeout"),
+        (["run", "--protocol", proto, "--timeout", "inf"], "--timeout"),
+        (["run", "--protocol", proto, "--max-memory", "inf"], "--max-memory"),
+        (["run", "--protocol", proto, "--max-memory", "nan"], "--max-memory"),
+        (["run", "--protocol", proto, "--repeats", "100000000"], "--repeats"),
+        (["run", "--protocol", proto, "--retries", "-1"], "--retries"),
+        (["run", "--protocol", proto, "--seed", "-1"], "--seed"),
+        (["run", "--protocol", proto, "--bogus"], "see 'mlbench run --help'"),
     ]:
         code, _, err = cli(argv)
         assert code == 2 and err.startswith("mlbench: error:") and text in err, (argv, err)
