@@ -60,3 +60,86 @@ def inside(path, root, what="path"):
     if p != r and r not in p.parents:
         raise DataError(f"refusing to touch {path}: the {what} lies outside {root}")
     return Path(path)
+
+
+# -- YAML -------------------------------------------------------------------------------------------
+#: limits of a YAML file mlbench reads (protocols, datasets.yaml, claims): a real one is far below
+YAML_MAX_BYTES = 4 * 2**20
+YAML_MAX_ALIASES = 100
+YAML_MAX_DEPTH = 50
+
+
+def _yaml_loader():
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        """SafeLoader that counts aliases (a "billion laughs" file expands exponentially once
+        traversed), bounds the nesting depth (RecursionError) and refuses duplicate keys (the
+        later one would silently win)."""
+
+        def __init__(self, stream):
+            super().__init__(stream)
+            self._aliases = 0
+            self._depth = 0
+
+        def compose_node(self, parent, index):
+            if self.check_event(yaml.AliasEvent):
+                self._aliases += 1
+                if self._aliases > YAML_MAX_ALIASES:
+                    mark = self.peek_event().start_mark
+                    raise yaml.YAMLError(f"more than {YAML_MAX_ALIASES} aliases (line {mark.line + 1})")
+            self._depth += 1
+            try:
+                if self._depth > YAML_MAX_DEPTH:
+                    mark = self.peek_event().start_mark
+                    raise yaml.YAMLError(f"nested deeper than {YAML_MAX_DEPTH} levels "
+                                         f"(line {mark.line + 1})")
+                return super().compose_node(parent, index)
+            finally:
+                self._depth -= 1
+
+        def construct_mapping(self, node, deep=False):
+            seen = {}
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    hash(key)
+                except TypeError:
+                    continue                       # the base class reports unhashable keys
+                if key in seen:
+                    raise yaml.YAMLError(f"duplicate key {str(key)[:40]!r} on line "
+                                         f"{key_node.start_mark.line + 1} (first on line {seen[key]})")
+                seen[key] = key_node.start_mark.line + 1
+            return super().construct_mapping(node, deep=deep)
+
+    return Loader
+
+
+def load_yaml(path, what="YAML file"):
+    """The data of the YAML file ``path``, read defensively: at most ``YAML_MAX_BYTES``, strict
+    UTF-8, at most ``YAML_MAX_ALIASES`` aliases and ``YAML_MAX_DEPTH`` levels, no duplicate key.
+    Any problem is one ConfigError naming the file (and the line when known)."""
+    import yaml
+
+    path = Path(path)
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(YAML_MAX_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"{what} {path}: cannot read it ({exc.strerror or exc})") from None
+    if len(raw) > YAML_MAX_BYTES:
+        raise ConfigError(f"{what} {path}: larger than {YAML_MAX_BYTES // 2**20} MiB")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        raise ConfigError(f"{what} {path}: line {line}: not UTF-8 (byte {raw[exc.start]:#04x})") from None
+    try:
+        return yaml.load(text, Loader=_yaml_loader())  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f" line {mark.line + 1}:" if mark is not None else ""
+        problem = " ".join(str(getattr(exc, "problem", None) or exc).split())   # one line
+        raise ConfigError(f"{what} {path}:{line} not valid YAML ({problem[:120]})") from None
+    except RecursionError:
+        raise ConfigError(f"{what} {path}: nested too deeply") from None

@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
-import yaml
 
 from mlbench.errors import DataError
 
@@ -101,8 +100,10 @@ def _entry(name, d) -> DatasetEntry:
 @lru_cache(maxsize=None)
 def registry() -> dict[str, DatasetEntry]:
     """name -> DatasetEntry for every dataset of the packaged datasets.yaml."""
-    text = resources.files("mlbench").joinpath("datasets.yaml").read_text()
-    raw = yaml.safe_load(text)["datasets"]
+    from mlbench.safety import load_yaml
+
+    with resources.as_file(resources.files("mlbench").joinpath("datasets.yaml")) as path:
+        raw = load_yaml(path, "datasets file")["datasets"]
     return {name: _entry(name, d) for name, d in raw.items()}
 
 

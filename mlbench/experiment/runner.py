@@ -197,6 +197,10 @@ def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeou
         report.skipped = len(cells) - len(report.todo)
         return report
     with ResultsStore(out, protocol.metrics) as store:
+        if store.repaired and notice is not None:
+            shown = "; ".join(store.problems[:3]) + ("; ..." if len(store.problems) > 3 else "")
+            notice(f"{out}: {store.repaired} unreadable line(s) left out ({shown}); the file as it "
+                   f"was is kept in {store.backup}")
         for name, ds in loaded.items():
             save_splits(splits_path(out, protocol.name, name, protocol.seed), splits[name],
                         meta={"protocol": protocol.name, "dataset": name, "seed": protocol.seed,

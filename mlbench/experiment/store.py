@@ -78,35 +78,85 @@ def _data_spec_of(extra):
     return str(value.get("data_spec", "")) if isinstance(value, dict) else ""
 
 
-def read_rows(path):
-    """(header, rows, repaired) of the results file ``path``, read-only: rows as dicts; a torn last
-    line (a run killed mid-write) and rows of the wrong width are left out and counted in
-    ``repaired``.  A missing or empty file has no header and no rows."""
+#: the largest field a results file may hold (a cell's ``extra`` with bootstrap replicates is
+#: tens of kilobytes; csv's own default of 128 KiB would make a longer one a traceback)
+FIELD_LIMIT = 2**24
+KEY_COLUMNS = ("dataset", "method", "split", "protocol", "seed", "status")
+
+
+def check_results_path(path):
+    """Refuse an ``--out`` that is not a regular file (a directory, device, FIFO or socket): the
+    results file is rewritten atomically, which would replace such a thing or hang on it."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode        # follows a symbolic link to its target
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot use it as a results file ({exc.strerror})") from None
+    if not stat.S_ISREG(mode):
+        raise ConfigError(f"{path} is not a regular file; give a results CSV path (-o FILE)")
+
+
+def parse_lines(data, path, problems):
+    """(header, rows) of results-CSV bytes, each row a dict with its line number in ``"__line"``.
+    Every row is one physical line (the writer collapses newlines), so each line is parsed on its
+    own: a stray quote or a bare CR spoils its line only, never the lines after it.  Unparsable
+    records and records of the wrong width go to ``problems`` as ``"line N: why"``."""
+    lines = data.decode("utf-8", errors="replace").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    csv.field_size_limit(max(csv.field_size_limit(), FIELD_LIMIT))
+
+    def parse(line):
+        return next(csv.reader([line], strict=True))
+
+    try:
+        header = parse(lines[0]) if lines else []
+    except (csv.Error, StopIteration) as exc:
+        raise ConfigError(f"{path}: line 1: not a results CSV header ({exc})") from None
+    rows = []
+    for number, line in enumerate(lines[1:], start=2):
+        if not line:
+            continue
+        try:
+            fields = parse(line)
+        except (csv.Error, StopIteration) as exc:
+            problems.append(f"line {number}: {exc}")
+            continue
+        if len(fields) != len(header):
+            problems.append(f"line {number}: {len(fields)} fields, the header has {len(header)}")
+            continue
+        rows.append({**dict(zip(header, fields)), "__line": number})
+    return header, rows
+
+
+def read_rows(path, problems=None):
+    """(header, rows, repaired) of the results file ``path``, read-only: rows as dicts.  Left out
+    and counted in ``repaired``: a torn last line (a run killed mid-write), records of the wrong
+    width and records the CSV reader cannot parse (a stray quote, a field over ``FIELD_LIMIT``).
+    ``problems`` (a list) receives ``"line N: why"`` for each.  A file without the key columns is
+    not a results file: ConfigError, and the caller touches nothing.  A missing or empty file has
+    no header and no rows."""
+    check_results_path(path)
     if not os.path.exists(path) or os.path.getsize(path) == 0:
         return [], [], 0
     with open(path, "rb") as fh:
         data = fh.read()
-    repaired = 0
+    problems = [] if problems is None else problems
     if not data.endswith(b"\n"):
         # killed mid-write: the last line is incomplete; cut it off
         cut = data.rfind(b"\n") + 1
-        repaired += 1
+        last = data.count(b"\n") + 1
+        problems.append(f"line {last}: incomplete last line")
         data = data[:cut]
-    text = data.decode("utf-8", errors="replace")
-    reader = csv.reader(io.StringIO(text))
-    try:
-        header = next(reader)
-    except StopIteration:
-        return [], [], repaired
-    rows = []
-    for fields in reader:
-        if len(fields) != len(header):
-            repaired += 1
-            continue
-        rows.append(dict(zip(header, fields)))
-    if not set(("dataset", "method", "split", "protocol", "seed", "status")) <= set(header):
-        raise ConfigError(f"{path} is not an mlbench results file (no key columns)")
-    return header, rows, repaired
+    header, rows = parse_lines(data, path, problems)
+    if not set(KEY_COLUMNS) <= set(header):
+        raise ConfigError(f"{path} is not an mlbench results file (its first line lacks the "
+                          f"columns {', '.join(c for c in KEY_COLUMNS if c not in header)}); "
+                          f"nothing was changed")
+    return header, rows, len(problems)
 
 
 def _ok_params(rows):
@@ -128,13 +178,30 @@ class ResultsStore:
     """Open (and lock) ``path`` for a run writing ``metrics`` columns."""
 
     def __init__(self, path, metrics=()):
-        self.path = os.fspath(path)
+        # a symbolic link is written through: the rewrites replace its target, not the link
+        self.path = os.path.realpath(os.fspath(path))
         self.repaired = 0
-        os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+        self.problems = []
+        self.backup = None
+        check_results_path(self.path)
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        lock_existed = os.path.exists(self.path + ".lock")
         self._lock()
-        self.columns, self.rows = self._read()
+        try:
+            self.columns, self.rows = self._read()
+        except BaseException:
+            # refused (not a results file): release the lock and leave no trace beside the file
+            self.close()
+            if not lock_existed:
+                try:
+                    os.unlink(self.path + ".lock")
+                except OSError:
+                    pass
+            raise
         wanted = list(COLUMNS) + [m for m in metrics if m not in COLUMNS]
         missing = [c for c in wanted if c not in self.columns]
+        if self.repaired:
+            self._keep_original()
         if missing or self.repaired:
             self.columns = list(self.columns) + missing
             self._rewrite()
@@ -166,9 +233,19 @@ class ResultsStore:
 
     # -- reading and repair ---------------------------------------------------------------------------
     def _read(self):
-        header, rows, repaired = read_rows(self.path)
+        header, rows, repaired = read_rows(self.path, self.problems)
         self.repaired += repaired
         return header, rows
+
+    def _keep_original(self):
+        """Before a repair drops unreadable lines, keep the file as it was in ``<file>.bak-N``."""
+        import shutil
+
+        n = 1
+        while os.path.exists(f"{self.path}.bak-{n}"):
+            n += 1
+        self.backup = f"{self.path}.bak-{n}"
+        shutil.copy2(self.path, self.backup)
 
     def _rewrite(self):
         tmp = f"{self.path}.tmp{os.getpid()}"

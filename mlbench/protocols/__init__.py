@@ -19,7 +19,6 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
 
 from mlbench.data.preprocess import parse_step
 from mlbench.data.splits import SplitScheme
@@ -237,11 +236,8 @@ def load_protocol(name_or_path) -> Protocol:
     """The protocol shipped as ``NAME.yaml`` in this package, or read from a YAML file path."""
     import dataclasses
 
+    from mlbench.safety import load_yaml
+
     path = _resolve(name_or_path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f" line {mark.line + 1}" if mark is not None else ""
-        raise ConfigError(f"protocol file {path}{line}: not valid YAML") from None
+    data = load_yaml(path, "protocol file")
     return dataclasses.replace(parse_protocol(data, where=f"protocol file {path}"), path=str(path))

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
-import yaml
 
 from mlbench.errors import ConfigError
 from mlbench.metrics import get_measure
@@ -28,10 +26,9 @@ TESTS = ("rank_first", "best_on_each", "never_worse", "better_than")
 
 
 def load_claims(path):
-    try:
-        data = yaml.safe_load(Path(path).read_text())
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError(f"{path}: cannot read the claims file: {exc}") from None
+    from mlbench.safety import load_yaml
+
+    data = load_yaml(path, "claims file")
     if not isinstance(data, dict) or not isinstance(data.get("papers"), dict):
         raise ConfigError(f"{path}: expected a mapping 'papers: {{name: ...}}'")
     for name, spec in data["papers"].items():

@@ -154,23 +154,44 @@ class Results:
         return out
 
 
-def _read_one(path):
+def _read_one(path, notes):
+    """One results CSV as a DataFrame, read through the resume reader's line rules
+    (:func:`mlbench.experiment.store.parse_lines`): an unreadable line (a stray quote, a bare CR,
+    a wrong field count, a torn last line) is left out with a note naming it, never an error for
+    the whole file (a file with no readable row is)."""
+    import io
+    import re
+
+    from mlbench.experiment.store import parse_lines
+
     if not os.path.isfile(path):
         raise DataError(f"results file {path} does not exist")
+    with open(path, "rb") as fh:
+        data = fh.read()
+    problems = []
+    header, _ = parse_lines(data, path, problems)
+    bad = {int(m.group(1)) for m in (re.match(r"line (\d+):", p) for p in problems) if m}
+    lines = data.decode("utf-8", errors="replace").split("\n")
+    kept = "\n".join(line for i, line in enumerate(lines, start=1) if i not in bad)
     try:
-        df = pd.read_csv(path, dtype={"dataset": str, "method": str, "split": str, "protocol": str,
-                                      "status": str, "error": str}, keep_default_na=True)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
+        df = pd.read_csv(io.StringIO(kept), dtype={"dataset": str, "method": str, "split": str,
+                                                   "protocol": str, "status": str, "error": str},
+                         keep_default_na=True)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise DataError(f"{path}: not a results CSV ({first})") from None
     missing = [c for c in REQUIRED if c not in df.columns]
     if missing:
         raise DataError(f"{path}: not a results CSV (missing column {', '.join(missing)})")
+    if problems:
+        notes.append(f"{path}: {len(problems)} unreadable line(s) left out ("
+                     + "; ".join(problems[:3]) + ("; ..." if len(problems) > 3 else "") + ")")
     if df.empty:
-        raise DataError(f"{path}: no result rows")
+        why = f" ({'; '.join(problems[:2])})" if problems else ""
+        raise DataError(f"{path}: no readable result rows{why}")
     if df[list(REQUIRED)].isna().any().any():
-        bad = int(df[list(REQUIRED)].isna().any(axis=1).to_numpy().argmax()) + 2
-        raise DataError(f"{path}: line {bad} lacks a dataset, method or split")
+        line = int(df[list(REQUIRED)].isna().any(axis=1).to_numpy().argmax()) + 2
+        raise DataError(f"{path}: line {line} lacks a dataset, method or split")
     df["__file"] = path
     return df
 
@@ -179,9 +200,9 @@ def load_results(paths, metrics=None, protocol=None):
     """Read, merge and validate results CSVs; ``metrics`` (default: every metric column) are checked."""
     if not paths:
         raise ConfigError("no results file given")
-    frames = [_read_one(os.fspath(p)) for p in paths]
-    df = pd.concat(frames, ignore_index=True, sort=False)
     notes = []
+    frames = [_read_one(os.fspath(p), notes) for p in paths]
+    df = pd.concat(frames, ignore_index=True, sort=False)
     if "protocol" not in df.columns:
         df["protocol"] = ""
     df["protocol"] = df["protocol"].fillna("").astype(str)
@@ -194,7 +215,9 @@ def load_results(paths, metrics=None, protocol=None):
         if df.empty:
             raise DataError(f"no rows of protocol {protocol!r} (found: {', '.join(protocols) or 'none'})")
     elif len(protocols) > 1:
-        raise ConfigError(f"the results mix protocols {', '.join(protocols)}; choose one with --protocol")
+        files = ", ".join(sorted(set(df["__file"])))
+        raise ConfigError(f"{files}: the results mix protocols {', '.join(protocols[:6])}"
+                          f"{', ...' if len(protocols) > 6 else ''}; choose one with --protocol")
     chosen = protocol or (protocols[0] if protocols else None)
 
     metric_columns = [c for c in df.columns if c not in FIXED_COLUMNS and not c.startswith("__")
@@ -217,10 +240,11 @@ def load_results(paths, metrics=None, protocol=None):
         metric_info(m)  # an unknown name fails before its values are looked at
         values = pd.to_numeric(df[m], errors="coerce")
         bad = values.isna() & df[m].notna() & (df[m].astype(str).str.lower() != "nan")
-        if bad.any():
-            line = int(np.flatnonzero(bad.to_numpy())[0])
-            raise DataError(f"{df['__file'].iloc[line]}: metric column {m} holds a non-number "
-                            f"({df[m].iloc[line]!r})")
+        if bad.any():    # one malformed row is left out with a note; it never spoils the others
+            first = int(np.flatnonzero(bad.to_numpy())[0])
+            notes.append(f"{df['__file'].iloc[first]}: {int(bad.sum())} row(s) left out: metric "
+                         f"column {m} holds a non-number ({str(df[m].iloc[first])[:40]!r})")
+            df, values = df[~bad.to_numpy()], values[~bad.to_numpy()]
         df[m] = values.astype(float)
     for c in ("n_train", "n_test"):
         if c in df.columns:

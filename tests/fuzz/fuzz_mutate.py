@@ -103,9 +103,22 @@ def _xdr_int(b, r):
         b[i:i + 4] = struct.pack(">i", r.choice(INTS))
 
 
+_YAML_TOKENS = [b"&a ", b"*a ", b"- ", b": ", b"{", b"}", b"[", b"]", b"\t", b"\xe9", b"!!python/object ",
+                b"? ", b"name: x\n", b"'", b'"', b"|\n", b"---\n", b"<<: *a\n"]
+_CSV_TOKENS = [b'"', b",", b"\r", b"\n", b'""', b"x" * 140_000, b"nan", b"inf", b"-1e400", b"\x00",
+               b"ok", b"error", b"\xff\xfe"]
+
+
+def _token(tokens):
+    def op(b, r):
+        i = r.randrange(len(b) + 1)
+        b[i:i] = r.choice(tokens)
+    return op
+
+
 GENERIC = [_flip, _insert, _delete, _lines, _truncate, _number]
 EXTRA = {"arff": [_sparse, _sparse], "xml": [_xml], "rda": [_xdr_int, _xdr_int, _xdr_int],
-         "cache": []}
+         "cache": [], "yaml": [_token(_YAML_TOKENS)] * 3, "csv": [_token(_CSV_TOKENS)] * 3}
 
 
 def mutate(seed: bytes, seed_id: int, i: int, family: str) -> bytes:

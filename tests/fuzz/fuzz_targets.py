@@ -198,6 +198,43 @@ def cache_seed_bytes() -> bytes:
     return _CACHE[0]
 
 
+def _one_line(exc, path):
+    msg = str(exc)
+    if "\n" in msg or str(path) not in msg:
+        return "traceback", f"error not one line naming the file: {msg[:200]!r}"
+    return "error", msg[:200]
+
+
+def protocol_target(data: bytes, tmp: Path):
+    """The protocol loader (the YAML reader with its alias, depth, duplicate-key and UTF-8 rules)."""
+    from mlbench.errors import MlbenchError
+    from mlbench.protocols import load_protocol
+
+    path = tmp / "protocol.yaml"
+    path.write_bytes(data)
+    try:
+        load_protocol(str(path))
+    except MlbenchError as exc:
+        return _one_line(exc, path)
+    return "accepted", ""
+
+
+def results_target(data: bytes, tmp: Path):
+    """A results CSV as resume reads it (store.read_rows) and as reports read it (load_results)."""
+    from mlbench.errors import MlbenchError
+    from mlbench.experiment.store import read_rows
+    from mlbench.report.results import load_results
+
+    path = tmp / "results.csv"
+    path.write_bytes(data)
+    try:
+        read_rows(str(path))
+        load_results([str(path)])
+    except MlbenchError as exc:
+        return _one_line(exc, path)
+    return "accepted", ""
+
+
 # name -> (target, mutation family, seed files)
 TARGETS = {
     "arff-dense": (arff_target, "arff", ["flags.arff"]),
@@ -207,6 +244,8 @@ TARGETS = {
     "rda": (rda_target, "rda", ["flags.rda"]),
     "clus-hmc": (clus_target, "arff", ["church-clus.arff"]),
     "cache": (cache_target, "cache", []),
+    "protocol-yaml": (protocol_target, "yaml", ["protocol.yaml"]),
+    "results-csv": (results_target, "csv", ["results.csv"]),
 }
 
 

@@ -65,8 +65,7 @@ def test_ok_rerun_supersedes_failure(toy, tmp_path):
 @pytest.mark.parametrize("content, message", [
     ("", "not a results CSV"),
     ("dataset,method\nx,y\n", "missing column split"),
-    ('dataset,method,split,macro_f1\nd,m,"r0,0.5\n', "not a results CSV"),
-    ("dataset,method,split,macro_f1\nd,m,r0,abc\n", "non-number"),
+    ('dataset,method,split,macro_f1\nd,m,"r0,0.5\n', "no readable result rows \\(line 2: unexpected end of data"),
     ("dataset,method,split,macro_f1\nd,,r0,0.5\n", "line 2"),
 ])
 def test_malformed_csv_is_one_line_error(tmp_path, content, message):
@@ -75,6 +74,19 @@ def test_malformed_csv_is_one_line_error(tmp_path, content, message):
     with pytest.raises(DataError, match=message) as err:
         load_results([path])
     assert "\n" not in str(err.value)
+
+
+def test_a_malformed_row_is_left_out_with_a_note_and_spoils_nothing(tmp_path):
+    """Issue 18: one bad row (a non-number, a stray quote, a bare CR, a short row) is reported with
+    its line and the rows after it are read as usual."""
+    path = tmp_path / "r.csv"
+    path.write_bytes(b"dataset,method,split,macro_f1\nd,a,r0,0.5\nd,b,r0,abc\nd,c,\"r0,0.5\n"
+                     b"d,e,r0\r,0.4\nd,f\nd,g,r0,0.7\nd,h,r0,0.8")
+    res = load_results([path])
+    assert sorted(res.frame.method) == ["a", "g", "h"]
+    notes = " ".join(res.notes)
+    assert "line 4" in notes and "line 5" in notes and "line 6" in notes
+    assert "macro_f1 holds a non-number ('abc')" in notes
 
 
 def test_missing_file_and_unknown_metric(toy, tmp_path):

@@ -72,3 +72,47 @@ def test_a_protocol_named_like_a_path_writes_nothing(tmp_path, cli):
     code, _, err = cli(["run", "-p", str(proto), "-o", str(out), "-q"])
     assert code == 2 and "protocol name '../../escape' is not a safe name" in err
     assert not (tmp_path / "out").exists() and sorted(p.name for p in tmp_path.iterdir()) == ["p.yaml"]
+
+
+# -- YAML -------------------------------------------------------------------------------------------
+BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
+    f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n" for i in range(20))
+
+
+@pytest.mark.parametrize("text,match", [
+    (BOMB, "more than 100 aliases"),
+    ("name: a\nname: b\n", "duplicate key 'name' on line 2 \\(first on line 1\\)"),
+    ("x: " + "[" * 200 + "]" * 200 + "\n", "nested deeper than 50 levels|nested too deeply"),
+    ("name: [unclosed\n", "line 2: not valid YAML"),
+])
+def test_hostile_yaml_is_one_line_error(tmp_path, text, match):
+    import time
+
+    from mlbench.protocols import load_protocol
+
+    path = tmp_path / "p.yaml"
+    path.write_text(text)
+    t0 = time.perf_counter()
+    with pytest.raises(ConfigError, match=match) as info:
+        load_protocol(str(path))
+    assert time.perf_counter() - t0 < 2 and "\n" not in str(info.value)
+    assert str(path) in str(info.value)
+
+
+def test_non_utf8_and_oversized_yaml(tmp_path):
+    from mlbench.safety import YAML_MAX_BYTES, load_yaml
+
+    bad = tmp_path / "latin1.yaml"
+    bad.write_bytes(b"name: x\nnote: caf\xe9\n")
+    with pytest.raises(ConfigError, match="latin1.yaml: line 2: not UTF-8 \\(byte 0xe9\\)"):
+        load_yaml(bad, "protocol file")
+    big = tmp_path / "big.yaml"
+    big.write_bytes(b"#" * (YAML_MAX_BYTES + 1))
+    with pytest.raises(ConfigError, match="larger than"):
+        load_yaml(big)
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_yaml(tmp_path / "missing.yaml")
+    ok = tmp_path / "ok.yaml"
+    ok.write_text("base: &b {x: 1}\nuse: *b\n")
+    assert load_yaml(ok) == {"base": {"x": 1}, "use": {"x": 1}}    # a few aliases stay allowed

@@ -1,0 +1,78 @@
+"""The results file is sacred (issue 18, part 3): a file that is not a results file is refused
+untouched, unreadable lines are reported by line number and kept in a backup, a symbolic link is
+written through, special files are refused, and a long field or a bare CR is no traceback."""
+import os
+
+import pytest
+
+from mlbench.errors import ConfigError
+from mlbench.experiment.store import ResultsStore, read_rows
+
+HEADER = "dataset,method,protocol,split,repeat,fold,seed,status,error,macro_f1,params,extra\n"
+
+
+def row(method, value="0.5", extra=""):
+    return f"d,{method},p,s0,0,,0,ok,,{value},,{extra}\n"
+
+
+def test_a_foreign_file_is_refused_and_left_as_it_was(tmp_path, cli):
+    out = tmp_path / "notes.csv"
+    out.write_text("name,phone\nAda,123\n")
+    before = out.read_bytes()
+    with pytest.raises(ConfigError, match="not an mlbench results file .* nothing was changed"):
+        ResultsStore(out, ["macro_f1"])
+    assert out.read_bytes() == before
+    code, _, err = cli(["run", "-p", "quick", "-d", "emotions", "-m", "br-lr", "-o", str(out), "-q"])
+    assert code == 2 and "not an mlbench results file" in err and out.read_bytes() == before
+
+
+def test_unreadable_lines_are_reported_skipped_and_kept_in_a_backup(tmp_path):
+    out = tmp_path / "r.csv"
+    text = (HEADER + row("a") + 'd,b,p,s0,0,,0,ok,,"0.5\rx\n' + row("c", extra="x" * 200_000)
+            + row("e") + "d,f,p,s0\n" + row("g") + "d,h,p,s0,0,")
+    out.write_bytes(text.encode())
+    problems = []
+    header, rows, repaired = read_rows(str(out), problems)
+    assert [r["method"] for r in rows][0] == "a" and "g" in [r["method"] for r in rows]
+    assert "c" in [r["method"] for r in rows]                 # a 200 kB field is read, not an error
+    assert repaired == len(problems) >= 2
+    assert any(p.startswith("line 8: incomplete last line") for p in problems)
+    store = ResultsStore(out, ["macro_f1"])
+    store.close()
+    assert store.backup and open(store.backup, "rb").read() == text.encode()   # nothing lost
+    assert "g" in open(out).read() and store.problems == problems
+
+
+def test_a_symlinked_results_file_is_written_through(tmp_path):
+    real = tmp_path / "store" / "real.csv"
+    real.parent.mkdir()
+    real.write_text(HEADER + row("a"))
+    link = tmp_path / "link.csv"
+    link.symlink_to(real)
+    store = ResultsStore(link, ["macro_f1", "micro_f1"])      # a new column: an atomic rewrite
+    store.close()
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert "micro_f1" in real.read_text().splitlines()[0]
+
+
+@pytest.mark.parametrize("kind", ["dir", "fifo", "device"])
+def test_special_files_are_refused(tmp_path, kind):
+    if kind == "dir":
+        target = tmp_path / "d"
+        target.mkdir()
+    elif kind == "fifo":
+        target = tmp_path / "f"
+        os.mkfifo(target)
+    else:
+        target = "/dev/null"
+    with pytest.raises(ConfigError, match="not a regular file"):
+        ResultsStore(target, ["macro_f1"])
+
+
+def test_a_refused_file_leaves_no_lock_behind(tmp_path):
+    out = tmp_path / "notes.csv"
+    out.write_text("name,phone\n")
+    for _ in range(2):                      # the second attempt is not "another run is writing"
+        with pytest.raises(ConfigError, match="not an mlbench results file"):
+            ResultsStore(out, ["macro_f1"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.csv"]
