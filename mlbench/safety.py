@@ -143,3 +143,23 @@ def load_yaml(path, what="YAML file"):
         raise ConfigError(f"{what} {path}:{line} not valid YAML ({problem[:120]})") from None
     except RecursionError:
         raise ConfigError(f"{what} {path}: nested too deeply") from None
+
+
+def atomic_write_text(path, text):
+    """Write ``text`` to ``path`` through a temporary file and a rename: no half-written file.
+    An OSError (a missing directory, a read-only or full disk) is one ConfigError line."""
+    import os
+    import tempfile
+
+    path = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except (OSError, UnboundLocalError):
+            pass
+        raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None

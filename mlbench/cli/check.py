@@ -1,6 +1,8 @@
 """``mlbench check``: the CI regression gate (exit 1 on a regression, 0 otherwise, 2 on bad input)."""
 from __future__ import annotations
 
+import os
+
 import click
 
 
@@ -8,32 +10,53 @@ import click
 @click.argument("results", type=click.Path(dir_okay=False))
 @click.option("--against", "reference", required=True, type=click.Path(dir_okay=False),
               help="Reference results CSV (e.g. results/reference/quick.csv).")
-@click.option("--tolerance", default=0.02, show_default=True, type=float,
-              help="Allowed absolute worsening of a cell mean, in the metric's units.")
-@click.option("--metric", "metrics", multiple=True, help="Compare only these metrics (repeatable).")
+@click.option("--tolerance", "tolerances", multiple=True, default=("0.02",), show_default=True,
+              help="Allowed absolute worsening of a cell mean in the metric's units: a number for "
+                   "every metric, or METRIC=NUMBER (repeatable).")
+@click.option("--metric", "metrics", multiple=True,
+              help="Compare only these metrics (comma-separated or repeated).")
+@click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0, 1, min_open=True),
+              help="Level of the paired split-level test a worse mean must also pass.")
+@click.option("--strict", is_flag=True, help="Missing cells (not in the new results) fail too.")
+@click.option("--junit", "junit", type=click.Path(dir_okay=False), default=None,
+              help="Write a JUnit XML report (one testcase per cell and metric) to this file.")
+@click.option("--annotations/--no-annotations", default=None,
+              help="Print GitHub Actions ::error lines [default: when GITHUB_ACTIONS is set].")
 @click.pass_context
-def command(ctx, results, reference, tolerance, metrics):
-    """Compare each (dataset, method, metric) mean of RESULTS with the reference.
+def command(ctx, results, reference, tolerances, metrics, alpha, strict, junit, annotations):
+    """Compare each (dataset, method, metric) of RESULTS with the reference.
 
-    Exit status 1 when a mean is worse than the reference by more than the tolerance (or missing),
-    0 otherwise, 2 on bad input.
+    A cell regresses when its mean is worse than the reference by more than the tolerance and the
+    paired t-test over the shared splits agrees (when there are two or more), or when it now has
+    only failed rows.  Cells absent from RESULTS are listed as missing and fail only with --strict.
+    Exit status 1 on a regression, 0 otherwise, 2 on bad input.
 
-    Example: mlbench check new.csv --against results/reference/quick.csv --tolerance 0.02
+    Example: mlbench check new.csv --against results/reference/quick.csv --junit check.xml
     """
-    from mlbench.report.check import compare
+    from mlbench.report.check import annotation, compare, describe, junit_xml, parse_tolerances
     from mlbench.report.results import load_results
 
-    new = load_results([results], metrics=list(metrics) or None)
-    ref = load_results([reference], metrics=list(metrics) or None)
-    regressions, improvements, compared, new_cells = compare(new, ref, tolerance, metrics or None)
-    for d in regressions:
-        if d.missing:
-            click.echo(f"MISSING  {d.dataset} / {d.method} / {d.metric}: reference {d.reference:.4f}, "
-                       "no value now")
-        else:
-            click.echo(f"WORSE    {d.dataset} / {d.method} / {d.metric}: {d.value:.4f} vs reference "
-                       f"{d.reference:.4f} (worse by {d.worse_by:.4f} > {tolerance:g})")
-    click.echo(f"{compared} cells compared, {len(regressions)} regressions, {len(improvements)} improvements "
-               f"beyond {tolerance:g}, {new_cells} new cells")
-    if regressions:
+    names = [m.strip() for v in metrics for m in v.split(",") if m.strip()] or None
+    default, per = parse_tolerances(tolerances)
+    new = load_results([results], metrics=names)
+    ref = load_results([reference], metrics=names)
+    for note in ref.notes + new.notes:
+        if "left out" in note:                # rows the gate cannot see: say so before judging
+            click.echo(f"note: {note}", err=True)
+    res = compare(new, ref, default, names, per, alpha)
+    for d in res.regressions + res.missing:
+        click.echo(describe(d, per.get(d.metric, default)))
+    click.echo(f"{res.compared} cells compared, {len(res.regressions)} regressions, "
+               f"{len(res.missing)} missing{' (failing: --strict)' if strict and res.missing else ''}, "
+               f"{len(res.improvements)} improvements beyond the tolerance, {res.new_cells} new cells")
+    if junit:
+        from mlbench.safety import atomic_write_text
+
+        atomic_write_text(junit, junit_xml(res, default, per, strict))
+    if annotations is None:
+        annotations = bool(os.environ.get("GITHUB_ACTIONS"))
+    if annotations:
+        for d in res.regressions + (res.missing if strict else []):
+            click.echo(annotation(d, per.get(d.metric, default), results))
+    if res.failed(strict):
         ctx.exit(1)

@@ -1,15 +1,23 @@
-"""The regression gate: compare results with a reference, cell mean by cell mean.
+"""The regression gate: compare results with a reference, cell by cell.
 
-For every (dataset, method, metric) of the reference, the mean over ``ok`` splits in the new results
-is compared with the reference mean; it regresses when it is worse by more than ``tolerance``
-(absolute, in the metric's units) in the metric's bad direction (lower for greater-is-better
-metrics, higher for losses).  A reference cell with no value in the new results (the method failed or
-was not run) is a regression too: a gate must not pass because a method stopped producing numbers.
-Improvements and cells only in the new results are reported, never failures.
+For every (dataset, method, metric) of the reference, the new results' cell is
+
+* **worse** (a regression) when its mean is worse than the reference mean by more than the metric's
+  tolerance (absolute, in the metric's units, in its bad direction) *and*, when the two share at
+  least two splits, a one-sided paired t-test over the shared splits says so (p < ``alpha``): a
+  shift within the split-to-split noise of a noisy method is not a regression.  Identical
+  differences on every split (a deterministic shift) count as significant;
+* **failed** (a regression) when the new results hold only failed rows for that cell: a gate must
+  not pass because a method stopped producing numbers;
+* **missing** when the new results have no row of that cell at all (not run, e.g. a smaller run):
+  reported, and a failure only with ``strict``;
+* an **improvement** when better by more than the tolerance.
+
+Cells only in the new results are counted as new, never failures.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -23,41 +31,152 @@ class Difference:
     method: str
     metric: str
     reference: float
-    value: float          # NaN when missing
-    worse_by: float       # > 0 means worse (NaN when missing)
+    value: float          # NaN when missing or failed
+    worse_by: float       # > 0 means worse (NaN when missing or failed)
+    kind: str = "worse"   # worse | failed | missing | better
+    p: float = float("nan")   # the paired test's p-value (NaN: fewer than two shared splits)
 
     @property
     def missing(self):
         return not np.isfinite(self.value)
 
 
-def compare(results, reference, tolerance=0.02, metrics=None):
-    """``(regressions, improvements, compared_count, new_cells)`` of ``results`` against ``reference``."""
+@dataclass
+class CheckResult:
+    regressions: list = field(default_factory=list)   # worse and failed
+    missing: list = field(default_factory=list)
+    improvements: list = field(default_factory=list)
+    compared: int = 0
+    new_cells: int = 0
+    cases: list = field(default_factory=list)         # every compared Difference (for JUnit)
+
+    def failed(self, strict=False):
+        return bool(self.regressions or (strict and self.missing))
+
+
+def parse_tolerances(values, default=0.02):
+    """``--tolerance`` values: a number (every metric) or ``METRIC=NUMBER``; -> (default, {metric: tol})."""
+    per = {}
+    for v in values or ():
+        name, _, num = str(v).rpartition("=")
+        try:
+            tol = float(num)
+        except ValueError:
+            raise ConfigError(f"--tolerance: cannot read {v!r} (a number, or METRIC=NUMBER)") from None
+        if not np.isfinite(tol) or tol < 0:
+            raise ConfigError(f"--tolerance must be non-negative (got {v})")
+        if name:
+            metric_info(name)            # unknown metric: an error with a suggestion
+            per[name] = tol
+        else:
+            default = tol
+    return default, per
+
+
+def _split_test(results, reference, metric, dataset, method, greater):
+    """One-sided paired t-test p-value that the new splits are worse (NaN: < 2 shared splits)."""
+    from scipy import stats
+
+    new = results.per_split(metric, dataset)
+    ref = reference.per_split(metric, dataset)
+    if method not in new.columns or method not in ref.columns:
+        return float("nan")
+    both = new[[method]].merge(ref[[method]], left_index=True, right_index=True,
+                               suffixes=("_new", "_ref")).dropna()
+    if len(both) < 2:
+        return float("nan")
+    a, b = both.iloc[:, 0].to_numpy(), both.iloc[:, 1].to_numpy()
+    d = (b - a) if greater else (a - b)               # > 0: worse
+    if np.allclose(d, d[0]):
+        return 0.0 if d[0] > 0 else 1.0               # a deterministic shift
+    return float(stats.ttest_1samp(d, 0.0, alternative="greater").pvalue)
+
+
+def compare(results, reference, tolerance=0.02, metrics=None, tolerances=None, alpha=0.05):
+    """A :class:`CheckResult` of ``results`` against ``reference``."""
     if not tolerance >= 0:
         raise ConfigError(f"--tolerance must be non-negative (got {tolerance})")
+    tolerances = tolerances or {}
     names = list(metrics or [m for m in reference.metrics if m in results.metrics])
     if not names:
         raise ConfigError("the results and the reference share no metric column")
-    regressions, improvements, compared, new_cells = [], [], 0, 0
+    failed_cells = set()
+    if len(results.failures):
+        failed_cells = set(map(tuple, results.failures[["dataset", "method"]].to_numpy()))
+    out = CheckResult()
     for metric in names:
         greater, _ = metric_info(metric)
+        tol = tolerances.get(metric, tolerance)
         ref = reference.cells(metric)["mean"]
         new = results.cells(metric)["mean"] if metric in results.metrics else None
         for (dataset, method), r in ref.items():
             if not np.isfinite(r):
                 continue
-            compared += 1
+            out.compared += 1
             v = new.get((dataset, method), np.nan) if new is not None else np.nan
             if not np.isfinite(v):
-                regressions.append(Difference(dataset, method, metric, float(r), np.nan, np.nan))
+                kind = "failed" if (dataset, method) in failed_cells else "missing"
+                d = Difference(dataset, method, metric, float(r), np.nan, np.nan, kind)
+                (out.regressions if kind == "failed" else out.missing).append(d)
+                out.cases.append(d)
                 continue
             worse = (r - v) if greater else (v - r)
-            d = Difference(dataset, method, metric, float(r), float(v), float(worse))
-            if worse > tolerance + 1e-12:
-                regressions.append(d)
-            elif -worse > tolerance + 1e-12:
-                improvements.append(d)
+            p = _split_test(results, reference, metric, dataset, method, greater) \
+                if worse > tol + 1e-12 else float("nan")
+            if worse > tol + 1e-12 and not (np.isfinite(p) and p >= alpha):
+                d = Difference(dataset, method, metric, float(r), float(v), float(worse), "worse", p)
+                out.regressions.append(d)
+            else:
+                kind = "better" if -worse > tol + 1e-12 else "same"
+                d = Difference(dataset, method, metric, float(r), float(v), float(worse), kind, p)
+                if kind == "better":
+                    out.improvements.append(d)
+            out.cases.append(d)
         if new is not None:
-            new_cells += int(sum(1 for key, v in new.items() if np.isfinite(v) and
-                                 not np.isfinite(ref.get(key, np.nan))))
-    return regressions, improvements, compared, new_cells
+            out.new_cells += int(sum(1 for key, v in new.items() if np.isfinite(v) and
+                                     not np.isfinite(ref.get(key, np.nan))))
+    if out.compared == 0:
+        raise ConfigError("the reference has no value to compare with (no ok row with a number)")
+    return out
+
+
+def describe(d, tol):
+    """One line for a difference, as ``mlbench check`` prints it."""
+    where = f"{d.dataset} / {d.method} / {d.metric}"
+    if d.kind == "failed":
+        return f"FAILED   {where}: reference {d.reference:.4f}, only failed rows now"
+    if d.kind == "missing":
+        return f"MISSING  {where}: reference {d.reference:.4f}, not in the new results"
+    test = f", paired t-test p = {d.p:.3g}" if np.isfinite(d.p) else ""
+    return (f"WORSE    {where}: {d.value:.4f} vs reference {d.reference:.4f} "
+            f"(worse by {d.worse_by:.4f} > {tol:g}{test})")
+
+
+def junit_xml(result, tolerance, tolerances, strict=False):
+    """JUnit XML: one testcase per compared (dataset, method, metric); a regression is a
+    ``failure``, a missing cell ``skipped`` (a ``failure`` with ``strict``)."""
+    from xml.sax.saxutils import escape, quoteattr
+
+    cases = []
+    for d in result.cases:
+        tol = tolerances.get(d.metric, tolerance)
+        name = quoteattr(f"{d.dataset} / {d.method} / {d.metric}")
+        body = ""
+        if d.kind in ("worse", "failed") or (d.kind == "missing" and strict):
+            body = f"<failure message={quoteattr(describe(d, tol))}/>"
+        elif d.kind == "missing":
+            body = f"<skipped message={quoteattr(describe(d, tol))}/>"
+        cases.append(f'  <testcase classname="mlbench.check.{escape(d.dataset)}" name={name}>'
+                     f"{body}</testcase>")
+    failures = sum(1 for d in result.cases
+                   if d.kind in ("worse", "failed") or (d.kind == "missing" and strict))
+    skipped = sum(1 for d in result.cases if d.kind == "missing" and not strict)
+    return ('<?xml version="1.0" encoding="utf-8"?>\n'
+            f'<testsuite name="mlbench check" tests="{len(result.cases)}" failures="{failures}" '
+            f'skipped="{skipped}" errors="0">\n' + "\n".join(cases) + "\n</testsuite>\n")
+
+
+def annotation(d, tol, path):
+    """A GitHub Actions workflow command for a regression (shown on the run's summary page)."""
+    text = describe(d, tol).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return f"::error file={path},title=mlbench check {d.kind}::{text}"

@@ -58,7 +58,7 @@ def test_failed_method_is_a_regression(reference, tmp_path, cli):
     df = pd.read_csv(reference)
     df.loc[(df.method == "mlknn") & (df.dataset == "yeast"), "status"] = "error"
     code, out, _ = cli(["check", write(tmp_path, df), "--against", reference])
-    assert code == 1 and "MISSING  yeast / mlknn / macro_f1" in out
+    assert code == 1 and "FAILED   yeast / mlknn / macro_f1" in out
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -75,3 +75,47 @@ def test_malformed_reference_exits_2(reference, tmp_path, cli):
     bad.write_text("dataset,method,split,macro_f1\nd,m,r0,oops\n")
     code, _, err = cli(["check", reference, "--against", bad])
     assert code == 2 and "non-number" in err
+
+
+def test_missing_cells_are_not_regressions_unless_strict(reference, tmp_path, cli):
+    """The README's example: a smaller new run than the reference is not a regression."""
+    df = pd.read_csv(reference)
+    new = write(tmp_path, df[df.dataset == "emotions"])
+    code, out, _ = cli(["check", new, "--against", reference])
+    assert code == 0 and "0 regressions, 4 missing" in out and "MISSING  yeast / br-lr" in out
+    assert cli(["check", new, "--against", reference, "--strict"])[0] == 1
+
+
+def test_a_worse_mean_inside_the_split_noise_is_not_a_regression(reference, tmp_path, cli):
+    df = pd.read_csv(reference)
+    noisy = df.copy()
+    sel = (noisy.method == "mlknn") & (noisy.dataset == "yeast")
+    noisy.loc[sel, "macro_f1"] += [0.10, -0.25, 0.06]       # mean 0.03 lower, splits disagree
+    code, out, _ = cli(["check", write(tmp_path, noisy), "--against", reference])
+    assert code == 0, out
+    shifted = df.copy()
+    shifted.loc[sel, "macro_f1"] -= [0.03, 0.031, 0.032]     # consistently lower
+    code, out, _ = cli(["check", write(tmp_path, shifted), "--against", reference])
+    assert code == 1 and "paired t-test p =" in out
+
+
+def test_per_metric_tolerance_junit_and_annotations(reference, tmp_path, cli):
+    import xml.etree.ElementTree as ET
+
+    df = pd.read_csv(reference)
+    df.loc[df.method == "mlknn", "macro_f1"] -= 0.03
+    df = df[~((df.dataset == "yeast") & (df.method == "br-lr"))]
+    new = write(tmp_path, df)
+    junit = tmp_path / "check.xml"
+    code, out, _ = cli(["check", new, "--against", reference, "--tolerance", "macro_f1=0.05",
+                        "--junit", str(junit), "--annotations"])
+    assert code == 0 and "::error" not in out
+    code, out, _ = cli(["check", new, "--against", reference, "--tolerance", "0.05",
+                        "--tolerance", "macro_f1=0.01", "--junit", str(junit), "--annotations"])
+    assert code == 1 and out.count("::error file=") == 2
+    suite = ET.parse(junit).getroot()
+    assert suite.get("tests") == "8" and suite.get("failures") == "2" and suite.get("skipped") == "2"
+    failing = [c.get("name") for c in suite if c.find("failure") is not None]
+    assert sorted(failing) == ["emotions / mlknn / macro_f1", "yeast / mlknn / macro_f1"]
+    code, _, err = cli(["check", new, "--against", reference, "--tolerance", "macro_f9=1"])
+    assert code == 2 and "unknown metric" in err
