@@ -36,7 +36,7 @@ def command(ctx, results, reference, tolerances, metrics, alpha, strict, junit, 
     from mlbench.report.check import annotation, compare, describe, junit_xml, parse_tolerances
     from mlbench.report.results import load_results
 
-    names = [m.strip() for v in metrics for m in v.split(",") if m.strip()] or None
+    names = [m.strip().lower() for v in metrics for m in v.split(",") if m.strip()] or None
     default, per = parse_tolerances(tolerances)
     new = load_results([results], metrics=names)
     ref = load_results([reference], metrics=names)

@@ -13,7 +13,8 @@ STATS_CHOICES = ("friedman", "wilcoxon", "ttest", "corrected-ttest", "bayes", "a
 
 @click.command("report")
 @click.argument("results", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--metric", "metrics", multiple=True, help="Metric column (repeatable; default: the protocol's).")
+@click.option("--metric", "metrics", multiple=True,
+              help="Metric columns, comma-separated or repeated, any case (default: the protocol's).")
 @click.option("--stats", "stats", multiple=True, type=click.Choice(STATS_CHOICES),
               help="Statistics to report (repeatable; default: the protocol's).")
 @click.option("--control", default=None, help="Control method (default: the protocol's proposed method).")
@@ -36,13 +37,15 @@ def command(results, metrics, stats, control, alpha, style, fmt, out, cd_diagram
     """
     from mlbench.report.build import make_report
 
+    metrics = [m.strip().lower() for v in metrics for m in v.split(",") if m.strip()]
     colour = fmt == "terminal" and out is None and sys.stdout.isatty()
     text, _, diagrams = make_report(list(results), metrics=metrics, stats=stats, control=control, alpha=alpha,
                                     style=style, fmt=fmt, protocol=protocol, cd_diagram=cd_diagram,
                                     cd_test=cd_test, rope=rope, seed=seed, colour=colour)
     if out:
-        with open(out, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        from mlbench.safety import atomic_write_text
+
+        atomic_write_text(out, text)
         click.echo(f"wrote {out}", err=True)
     else:
         click.echo(text, nl=False)

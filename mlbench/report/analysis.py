@@ -206,13 +206,33 @@ def analyse(results, *, metrics=None, control=None, protocol_control=None, alpha
                            f"({', '.join(methods)})")
     ctrl, source = choose_control(results, metrics[0], control, protocol_control)
     stats = list(dict.fromkeys(list(stats) + list(strict_stats)))
+    notes = list(results.notes)
     if split_test is None:
-        split_test = "corrected-ttest" if "corrected-ttest" in stats else "ttest"
-    out = Analysis(results, [], ctrl, source, alpha, stats, split_test, rope, seed, list(results.notes))
+        split_test = _default_split_test(results, stats, notes)
+    out = Analysis(results, [], ctrl, source, alpha, stats, split_test, rope, seed, notes)
     for metric in metrics:
         out.metrics.append(_analyse_metric(results, metric, methods, ctrl, alpha, stats, strict_stats,
                                            split_test, rope, seed, bayes_samples))
     return out
+
+
+def _default_split_test(results, stats, notes):
+    """The per-dataset test across splits: the Nadeau & Bengio corrected resampled t-test whenever
+    the training sets of the splits overlap (repeated holdout, k-fold: the plain paired t-test then
+    underestimates the variance and rejects too often), unless the plain one is asked for by name,
+    which gets a warning; the plain paired t-test when the sizes needed by the correction are not
+    in the results."""
+    if "corrected-ttest" in stats:
+        return "corrected-ttest"
+    frame = results.frame
+    sized = all(c in frame.columns and frame[c].notna().any() for c in ("n_train", "n_test"))
+    if "ttest" in stats:
+        if sized:
+            notes.append("the plain paired t-test was asked for: with overlapping training sets it "
+                         "underestimates the variance across splits and rejects too often "
+                         "(Nadeau & Bengio 2003); --stats corrected-ttest corrects it")
+        return "ttest"
+    return "corrected-ttest" if sized else "ttest"
 
 
 def _analyse_metric(results, metric, methods, ctrl, alpha, stats, strict, split_test, rope, seed, n_bayes):
@@ -266,8 +286,11 @@ def _analyse_metric(results, metric, methods, ctrl, alpha, stats, strict, split_
         why = ("tests over datasets need two datasets with results for every method; "
                f"{len(complete)} dataset(s) have them")
         bad = [s for s in strict if s in OVER_DATASETS]
-        if bad:
+        if bad and len(complete) != 1:
             raise MlbenchError(f"{bad[0]}: {why}")
+        if bad:            # one dataset: the per-split paired tests below are the comparison
+            why = (f"{', '.join(bad)} compares methods over datasets and needs at least two; with "
+                   "one dataset the methods are compared by the per-split paired tests instead")
         a.notes.append(why)
         if len(complete) == 1 and len(block_methods) >= 2:  # RP and ranks are defined on one dataset
             r = rank_scores(block, greater)

@@ -79,10 +79,10 @@ def make_report(paths, *, metrics=(), stats=(), control=None, alpha=0.05, style=
 
         attach_yang_liu(analysis, [str(p) for p in ([paths] if isinstance(paths, (str, os.PathLike))
                                                      else paths)])
-    tables = build_tables(analysis, style)
     diagrams = []
-    if cd_diagram:
+    if cd_diagram:          # before the tables: a diagram that cannot be drawn leaves a note
         diagrams = write_cd_diagrams(analysis, cd_diagram, cd_test)
+    tables = build_tables(analysis, style)
     payload = analysis_to_dict(analysis, style) if fmt == "json" else None
     return render(tables, fmt, colour=colour, payload=payload), analysis, diagrams
 
@@ -100,8 +100,11 @@ def write_cd_diagrams(analysis, path, test="nemenyi"):
     written = []
     for ma in analysis.metrics:
         if ma.friedman is None:
-            raise MlbenchError(f"--cd-diagram: {ma.metric} has {len(ma.used_datasets)} datasets with "
-                               "results for every method; a CD diagram needs at least two")
+            note = (f"no CD diagram for {ma.metric}: it ranks methods over datasets and "
+                    f"{len(ma.used_datasets)} dataset(s) have results for every method")
+            if note not in analysis.notes:
+                analysis.notes.append(note)
+            continue
         out = path if len(analysis.metrics) == 1 else f"{os.path.splitext(path)[0]}-{ma.metric}{ext}"
         k, n = ma.friedman.n_methods, ma.friedman.n_datasets
         cd = critical_difference(k, n, analysis.alpha, test)

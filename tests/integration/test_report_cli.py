@@ -93,12 +93,19 @@ def test_one_method_exits_2(results, tmp_path, cli):
     assert code == 2 and "compares methods" in err
 
 
-def test_explicit_friedman_on_one_dataset_exits_2(results, tmp_path, cli):
+def test_explicit_friedman_on_one_dataset_exits_0_with_per_split_tests(results, tmp_path, cli):
+    """Issue 20: one dataset (the quick run) is compared by per-split paired tests, with a note
+    that Friedman and the CD diagram need two datasets; exit 0."""
     one = tmp_path / "one.csv"
     df = pd.read_csv(results)
     df[df.dataset == "yeast"].to_csv(one, index=False)
-    code, _, err = cli(["report", one, "--stats", "friedman"])
-    assert code == 2 and "friedman" in err and "two datasets" in err
+    cd = tmp_path / "cd.png"
+    code, out, err = cli(["report", one, "--stats", "friedman", "--cd-diagram", str(cd),
+                          "--format", "markdown"])
+    assert code == 0, err
+    assert "friedman compares methods over datasets and needs at least two" in out
+    assert "no CD diagram" in out and not cd.exists()
+    assert "corrected resampled t-test" in out
     # without the explicit request the per-dataset tables still print, with a note
     code, out, err = cli(["report", one, "--style", "mc", "--stats", "ttest"])
     assert code == 0, err
@@ -137,3 +144,11 @@ def test_plain_style_prints_no_std_for_single_split_results(tmp_path, cli):
     code, out, err = cli(["report", path, "--style", "plain", "--format", "markdown"])
     assert code == 0, err
     assert "one split per dataset" in out and "±" not in out
+
+
+def test_metric_lists_any_case_and_unwritable_out(results, tmp_path, cli):
+    code, out, err = cli(["report", results, "--metric", "Macro_F1,MACRO_AUC", "--format", "csv"])
+    assert code == 0, err
+    assert "soshf:macro_f1" in out and "soshf:macro_auc" in out
+    code, _, err = cli(["report", results, "--out", str(tmp_path / "no" / "dir" / "r.md")])
+    assert code == 2 and err.startswith("mlbench: error: cannot write") and err.count("\n") == 1

@@ -61,7 +61,9 @@ def stats_tables(analysis):
                                                   _num(r.t, 1), _num(r.z), _p(r.p), _p(w.p_bonferroni[i]),
                                                   _p(w.p_holm[i])], group=ma.metric))
         tables.append(_explain_empty(t))
-    if "ttest" in analysis.stats or "corrected-ttest" in analysis.stats:
+    one_dataset = any(ma.friedman is None and ma.per_dataset for ma in analysis.metrics) and any(
+        s in analysis.stats for s in ("friedman", "wilcoxon", "bayes"))
+    if "ttest" in analysis.stats or "corrected-ttest" in analysis.stats or one_dataset:
         t = Table("stats:per-dataset", f"{analysis.split_test_name} per dataset across splits: "
                   f"{ctrl} against each method, #win/#tie/#loss at α = {analysis.alpha:g}",
                   ["Method", "#win", "#tie", "#loss", "datasets tested"])
