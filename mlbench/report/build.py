@@ -36,7 +36,7 @@ def protocol_defaults(name):
 
 def make_report(paths, *, metrics=(), stats=(), control=None, alpha=0.05, style=None, fmt="terminal",
                 protocol=None, cd_diagram=None, cd_test="nemenyi", rope=None, seed=0, colour=False,
-                bayes_samples=50_000):
+                bayes_samples=50_000, width=None):
     """Return ``(text, analysis, diagram_paths)`` for the given results files and options."""
     if fmt not in FORMATS:
         raise ConfigError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
@@ -84,7 +84,7 @@ def make_report(paths, *, metrics=(), stats=(), control=None, alpha=0.05, style=
         diagrams = write_cd_diagrams(analysis, cd_diagram, cd_test)
     tables = build_tables(analysis, style)
     payload = analysis_to_dict(analysis, style) if fmt == "json" else None
-    return render(tables, fmt, colour=colour, payload=payload), analysis, diagrams
+    return render(tables, fmt, colour=colour, payload=payload, width=width), analysis, diagrams
 
 
 def write_cd_diagrams(analysis, path, test="nemenyi"):

@@ -64,18 +64,102 @@ def _groups(table):
         yield None, row
 
 
+#: the longest row label or column header a terminal table shows in full (longer ones are
+#: abbreviated, with a legend under the table)
+MAX_NAME = 24
+
+
+def _text_width(text):
+    from rich.cells import cell_len
+
+    return cell_len(str(text))
+
+
+def _transpose(t):
+    """``t`` with rows and columns swapped (only for tables without row groups)."""
+    from mlbench.report.table import Cell, Row, Table
+
+    rows = [Row(col, [r.cells[j] if j < len(r.cells) else Cell("") for r in t.rows])
+            for j, col in enumerate(t.columns[1:])]
+    return Table(t.key, t.title, ["Method" if t.columns[0] == "Dataset" else ""]
+                 + [r.label for r in t.rows], rows, list(t.notes))
+
+
+def _abbreviate(t):
+    """Labels and headers longer than ``MAX_NAME`` shortened to a unique prefix + '…', with a
+    legend note; returns a new table."""
+    from dataclasses import replace
+
+    legend = {}
+
+    def short(name):
+        name = str(name)
+        if _text_width(name) <= MAX_NAME:
+            return name
+        cut = name[:MAX_NAME - 1] + "…"
+        k = 2
+        while cut in legend and legend[cut] != name:
+            cut = f"{name[:MAX_NAME - 3]}…{k}"
+            k += 1
+        legend[cut] = name
+        return cut
+
+    columns = [t.columns[0]] + [short(c) for c in t.columns[1:]]
+    rows = [replace(r, label=short(r.label)) for r in t.rows]
+    notes = list(t.notes)
+    if legend:
+        notes.append("abbreviated: " + "; ".join(f"{a} = {n}" for a, n in legend.items()))
+    return replace(t, columns=columns, rows=rows, notes=notes)
+
+
+def fit_width(t, width):
+    """Terminal tables no wider than ``width``: a table with more data columns than rows and no
+    row groups is transposed (methods become rows), long names are abbreviated with a legend, and
+    what is still too wide is split into pages of columns, each repeating the first column."""
+    from dataclasses import replace
+
+    if len(t.columns) - 1 > len(t.rows) and not any(r.group for r in t.rows) and len(t.rows) > 0:
+        t = _transpose(t)
+    t = _abbreviate(t)
+    widths = [_text_width(c) for c in t.columns]
+    for r in t.rows:
+        for j, text in enumerate([r.label] + [_cell_text(c) for c in r.cells]):
+            if j < len(widths):
+                widths[j] = max(widths[j], _text_width(text))
+        if r.group:
+            widths[0] = max(widths[0], _text_width(r.group))
+    cost = [w + 3 for w in widths]             # rich: one space of padding each side + a rule
+    if sum(cost) + 1 <= width or len(t.columns) <= 2:
+        return [t]
+    pages, current, used = [], [], cost[0] + 1
+    for j in range(1, len(t.columns)):
+        if current and used + cost[j] > width:
+            pages.append(current)
+            current, used = [], cost[0] + 1
+        current.append(j)
+        used += cost[j]
+    pages.append(current)
+    out = []
+    for k, cols in enumerate(pages, 1):
+        rows = [replace(r, cells=[r.cells[j - 1] for j in cols if j - 1 < len(r.cells)]) for r in t.rows]
+        title = f"{t.title} (columns {cols[0]}-{cols[-1]} of {len(t.columns) - 1})"
+        out.append(replace(t, title=title, columns=[t.columns[0]] + [t.columns[j] for j in cols],
+                           rows=rows, notes=list(t.notes) if k == len(pages) else []))
+    return out
+
+
 def _terminal(tables, colour, width):
+    import shutil
+
     from rich.console import Console
     from rich.table import Table as RichTable
 
     buf = io.StringIO()
-    if width is None and colour:
-        import shutil
-
-        width = shutil.get_terminal_size((200, 24)).columns  # a real terminal: fit its width
-    # files and pipes get 200 columns so that wide tables are not wrapped
-    console = Console(file=buf, force_terminal=colour, no_color=not colour, width=width or 200,
+    # --width, else $COLUMNS or the terminal's width, else (a pipe) 200 columns
+    width = int(width or shutil.get_terminal_size((200, 24)).columns)
+    console = Console(file=buf, force_terminal=colour, no_color=not colour, width=width,
                       highlight=False, emoji=False)
+    tables = [piece for t in tables for piece in fit_width(t, width)]
     for t in tables:
         rt = RichTable(title=t.title, title_justify="left", show_lines=False)
         for i, col in enumerate(t.columns):
@@ -92,7 +176,7 @@ def _terminal(tables, colour, width):
             rt.add_row(_escape_rich(row.label), *cells)
         console.print(rt)
         for note in t.notes:
-            console.print(_escape_rich(note), soft_wrap=True)
+            console.print(_escape_rich(note))          # wrapped at the width
         console.print()
     return buf.getvalue()
 

@@ -152,3 +152,28 @@ def test_metric_lists_any_case_and_unwritable_out(results, tmp_path, cli):
     assert "soshf:macro_f1" in out and "soshf:macro_auc" in out
     code, _, err = cli(["report", results, "--out", str(tmp_path / "no" / "dir" / "r.md")])
     assert code == 2 and err.startswith("mlbench: error: cannot write") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("width", [80, 100, 120])
+def test_terminal_tables_fit_the_width_and_show_every_method(tmp_path, cli, width, monkeypatch):
+    """Issue 20: 59 methods on one dataset (the quick run's shape) and 40 methods on 12 datasets."""
+    rows = [dict(dataset="emotions", method=f"method-with-a-long-name-{i:02d}", protocol="x",
+                 split=f"r{s}", status="ok", macro_f1=0.5 + 0.001 * i + 0.01 * s)
+            for i in range(59) for s in range(3)]
+    rows += [dict(dataset=f"dataset-{d:02d}", method=f"m{i:02d}", protocol="x", split=f"r{s}",
+                  status="ok", macro_f1=0.4 + 0.002 * i + 0.01 * d + 0.001 * s)
+             for d in range(12) for i in range(40) for s in range(2)]
+    one, many = tmp_path / "one.csv", tmp_path / "many.csv"
+    df = pd.DataFrame(rows)
+    df[df.dataset == "emotions"].to_csv(one, index=False)
+    df[df.dataset != "emotions"].to_csv(many, index=False)
+    monkeypatch.setenv("COLUMNS", str(width))
+    for path, names in ((one, [f"method-with-a-long-name-{i:02d}" for i in range(59)]),
+                        (many, [f"dataset-{d:02d}" for d in range(12)] + [f"m{i:02d}" for i in range(40)])):
+        code, out, err = cli(["report", path])
+        assert code == 0, err
+        assert max(len(line) for line in out.splitlines()) <= width
+        for name in names:                     # shown in full or abbreviated in the legend
+            assert name in out or name[:20] in out, name
+    code, out, _ = cli(["report", many, "--width", "60"])
+    assert max(len(line) for line in out.splitlines()) <= 60 and "(columns" in out
