@@ -23,9 +23,27 @@ class _Seconds(click.ParamType):
 
 
 def _names(value):
+    """Comma-separated names; a comma inside (), [], {} or quotes belongs to a name (a user
+    method's parameters: ``mod:Clf(a=1, b=[1, 2])``)."""
     if value is None:
         return None
-    items = [v.strip() for v in value.split(",") if v.strip()]
+    items, depth, quote, current = [], 0, None, []
+    for ch in value:
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            items.append("".join(current))
+            current = []
+            continue
+        current.append(ch)
+    items.append("".join(current))
+    items = [v.strip() for v in items if v.strip()]
     return items or None
 
 

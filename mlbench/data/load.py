@@ -117,8 +117,13 @@ def load_dataset(name: str, data_dir=None, mirror=None, *, refresh: bool = False
     ``data_dir`` defaults to ``$MLBENCH_DATA`` or the user cache directory, ``mirror`` to
     ``$MLBENCH_MIRROR``.  ``refresh`` re-parses even when a cache exists.  The cache holds the files
     as parsed; the entry's ``drop_features`` are removed on every load, so a change of that list
-    needs no cache rebuild.
+    needs no cache rebuild.  A path (``FILE.arff``, ``FILE.arff@N``, ``FILE.csv@N``, a directory of
+    a train/test pair) is a user's dataset, read by :func:`mlbench.data.user.load_user_dataset`.
     """
+    from mlbench.data.user import is_user_dataset, load_user_dataset
+
+    if is_user_dataset(name):
+        return load_user_dataset(name)
     root = fetch.data_dir(data_dir)
     entry = get_entry(name)
     expected = fetch.combined_sha256(entry) if entry.pinned else None

@@ -31,6 +31,7 @@ by psutil at the end of the cell is used (a lower bound).
 """
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 import math
@@ -39,6 +40,7 @@ import time
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 
 import mlbench
 from mlbench.data.preprocess import Pipeline, take_rows
@@ -68,7 +70,10 @@ def recorded_params(est):
     """``est.get_params(deep=False)`` without the parameters a method added later whose value is
     the one that reproduces its earlier results (the class's ``_unrecorded_defaults``), so that
     adding such an option does not make every recorded cell look changed."""
-    params = est.get_params(deep=False)
+    if hasattr(est, "get_params"):
+        params = est.get_params(deep=False)
+    else:   # a user's class without scikit-learn's get_params: its public, non-fitted attributes
+        params = {k: v for k, v in vars(est).items() if not k.startswith("_") and not k.endswith("_")}
     neutral = getattr(type(est), "_unrecorded_defaults", {})
     return {k: v for k, v in params.items() if not (k in neutral and v == neutral[k])}
 
@@ -187,12 +192,18 @@ def _proc_status():
 def _scores(est, X):
     """One (n, L) score array from ``predict_proba`` or ``decision_function``, or None."""
     for name in ("predict_proba", "decision_function"):
-        if hasattr(est, name):
+        if callable(getattr(est, name, None)):
             s = getattr(est, name)(X)
             if isinstance(s, list):  # a per-label list of (n, 2) arrays: keep P(label = 1)
                 s = np.column_stack([np.asarray(a)[:, -1] if np.ndim(a) == 2 else a for a in s])
             return np.asarray(s, dtype=np.float64)
     return None
+
+
+def _is_user(spec):
+    from mlbench.methods import registry
+
+    return registry.get(spec.method_name).family == "user"
 
 
 def _dense(a):
@@ -243,7 +254,18 @@ def _run(spec, dataset, row, extra):
                n_features=test.n_features, n_labels=test.n_labels)
 
     t0 = time.perf_counter()
-    est.fit(*fit_args, **fit_kw)
+    try:
+        est.fit(*fit_args, **fit_kw)
+    except (TypeError, ValueError):
+        # a user's method that refuses sparse X gets it dense (the built-ins all take CSR)
+        if not (_is_user(spec) and any(sp.issparse(a) for a in fit_args)):
+            raise
+        est = make_estimator(spec)
+        fit_args = tuple(_dense(a) if sp.issparse(a) else a for a in fit_args)
+        test = dataclasses.replace(test, X=_dense(test.X))
+        extra["densified"] = "the method refused sparse X; it was given a dense copy"
+        t0 = time.perf_counter()
+        est.fit(*fit_args, **fit_kw)
     row["fit_seconds"] = round(time.perf_counter() - t0, 6)
 
     measures = [get_measure(m) for m in spec.metrics]

@@ -178,8 +178,13 @@ def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeou
                 raise
             report.skipped_datasets[name] = str(exc)
             continue
-        loaded[name] = ds
-        splits[name] = make_splits(ds, protocol.split, protocol=protocol.name, seed=protocol.seed)
+        from mlbench.data.user import is_user_dataset
+
+        key = ds.name if is_user_dataset(name) else name     # a user's path: its file's name
+        if key in loaded:
+            raise ConfigError(f"two datasets are named {key!r}; rename one of the files")
+        loaded[key] = ds
+        splits[key] = make_splits(ds, protocol.split, protocol=protocol.name, seed=protocol.seed)
     if not loaded:
         reasons = "; ".join(f"{k}: {v}" for k, v in report.skipped_datasets.items())
         raise DataError(f"no dataset of protocol {protocol.name!r} could be loaded ({reasons})")

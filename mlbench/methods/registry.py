@@ -28,7 +28,12 @@ PAPERS = {
     "mc": "Hong, Batal & Hauskrecht, A Mixtures-of-Trees Framework for Multi-Label Classification (CIKM 2014)",
     "imtsl": "Goncalves, Von Zuben & Banerjee, Multi-Label Structure Learning with Ising Model Selection (IJCAI 2015)",
     "hiercost": "Charuvaka & Rangwala, HierCost (ECML PKDD 2015)",
+    "user": "a method from outside mlbench (MODULE:CLASS, FILE.py:CLASS or a plug-in package)",
 }
+
+#: entry-point group of plug-in packages: each entry point names a module (or a callable) that
+#: registers its methods with :func:`register` when loaded, exactly as mlbench's own modules do
+ENTRY_POINT_GROUP = "mlbench.methods"
 
 
 @dataclass(frozen=True)
@@ -46,9 +51,18 @@ class MethodSpec:
 
     def make(self, random_state=None, **overrides: Any):
         params = {**self.params, **overrides}
-        est = self.cls(**params)
-        if "random_state" in est.get_params():
-            est.set_params(random_state=random_state)
+        try:
+            est = self.cls(**params)
+        except TypeError as exc:
+            if self.family != "user":
+                raise
+            raise ConfigError(f"method {self.name!r}: {self.cls.__name__}({', '.join(params)}) "
+                              f"failed: {exc}") from None
+        if hasattr(est, "get_params"):
+            if "random_state" in est.get_params():
+                est.set_params(random_state=random_state)
+        elif hasattr(est, "random_state"):
+            est.random_state = random_state
         return est
 
     def default_params(self):
@@ -57,6 +71,7 @@ class MethodSpec:
 
 
 _REGISTRY: dict[str, MethodSpec] = {}
+_USER: dict[str, MethodSpec] = {}      # user methods by spec string (not listed by all_methods)
 _discovered = False
 
 
@@ -84,6 +99,24 @@ def discover():
             continue
         importlib.import_module(info.name)
     _discovered = True
+    _load_plugins()
+
+
+def _load_plugins():
+    """Load the ``mlbench.methods`` entry points of installed packages (they register their
+    methods); a plug-in that fails to load is one ConfigError naming it."""
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            obj = ep.load()
+            if callable(obj) and not isinstance(obj, type):
+                obj(register)
+        except ConfigError:
+            raise
+        except Exception as exc:
+            raise ConfigError(f"plug-in {ep.name!r} ({ep.value}) failed to load: "
+                              f"{type(exc).__name__}: {exc}") from None
 
 
 def all_methods():
@@ -98,6 +131,12 @@ def get(name):
     try:
         return _REGISTRY[name]
     except KeyError:
+        from mlbench.methods._user import is_user_method, spec_from_string
+
+        if is_user_method(name):
+            if name not in _USER:
+                _USER[name] = spec_from_string(name)
+            return _USER[name]
         close = difflib.get_close_matches(name, _REGISTRY, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise ConfigError(f"unknown method {name!r}{hint} (see 'mlbench methods')") from None

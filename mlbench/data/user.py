@@ -1,0 +1,150 @@
+"""A user's own dataset, named by its path wherever a dataset name is accepted.
+
+* ``path/to/NAME.arff`` with ``NAME.xml`` beside it: a MULAN dataset (the XML names the labels);
+* ``path/to/NAME.arff`` without one: a MEKA dataset (``-C N`` in the relation name);
+* ``path/to/NAME.arff@N``: the last N attributes are the labels; ``@-N``: the first N (MEKA's side);
+* ``path/to/DIR``: a train/test pair ``DIR/NAME-train.arff`` + ``DIR/NAME-test.arff`` (with
+  ``DIR/NAME.xml``, or ``@N`` on the directory), concatenated train first (``Dataset.parts``);
+* ``path/to/NAME.csv@N``: a CSV with a header row whose last N columns are 0/1 labels (``@-N``: the
+  first N), every other column numeric.
+
+The files go through the same readers as the registered datasets (so the same checks and one-line
+errors), the dataset is named NAME (a safe name, as results and split files use it) and its
+``sha256`` is that of its files, which is what a results row records.  Nothing is cached: a user's
+file can change between runs, and the parse is quick for the sizes people bring.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+
+from mlbench.data.registry import DatasetEntry, FileEntry
+from mlbench.errors import DataError
+
+_COUNT = re.compile(r"^(?P<path>.+?)@(?P<n>-?\d+)$")
+SUFFIXES = (".arff", ".csv")
+
+
+def is_user_dataset(name) -> bool:
+    """Whether a dataset name is a path (or a path with ``@N``) rather than a registry name."""
+    text = str(name)
+    m = _COUNT.match(text)
+    base = m.group("path") if m else text
+    return "/" in base or base.lower().endswith(SUFFIXES) or Path(base).is_dir()
+
+
+def _split_count(text):
+    m = _COUNT.match(text)
+    return (m.group("path"), int(m.group("n"))) if m else (text, None)
+
+
+def _label_cols(n, n_attr, where):
+    if n == 0 or abs(n) >= n_attr:
+        raise DataError(f"{where}: @{n} asks for {abs(n)} label columns of {n_attr} attributes")
+    return list(range(n_attr - n, n_attr)) if n > 0 else list(range(-n))
+
+
+def _entry(name, fmt, files):
+    return DatasetEntry(name=name, format=fmt, domain="user", published={},
+                        files=tuple(FileEntry(role, p.resolve().as_uri(), None) for role, p in files))
+
+
+def load_user_dataset(text):
+    """The :class:`~mlbench.data.dataset.Dataset` a user's path names (see the module docstring)."""
+    from mlbench.data.load import build_dataset
+    from mlbench.safety import check_name
+
+    raw, n = _split_count(str(text))
+    path = Path(raw).expanduser()
+    if not path.exists():
+        raise DataError(f"{raw}: no such file or directory (a dataset path: FILE.arff, FILE.arff@N, "
+                        f"FILE.csv@N or a directory of NAME-train.arff / NAME-test.arff)")
+    if path.is_dir():
+        trains = sorted(path.glob("*-train.arff"))
+        if len(trains) != 1:
+            raise DataError(f"{raw}: a dataset directory needs exactly one NAME-train.arff "
+                            f"(found {len(trains)})")
+        stem = trains[0].name[:-len("-train.arff")]
+        test = path / f"{stem}-test.arff"
+        if not test.is_file():
+            raise DataError(f"{raw}: {trains[0].name} has no {test.name} beside it")
+        parts, xml = [("train", trains[0]), ("test", test)], path / f"{stem}.xml"
+    else:
+        stem, parts, xml = path.stem, [("full", path)], path.with_suffix(".xml")
+    name = check_name(stem, "dataset name", raw)
+    if path.suffix.lower() == ".csv":
+        if n is None:
+            raise DataError(f"{raw}: a CSV dataset needs its label count: {raw}@N (the last N "
+                            f"columns) or {raw}@-N (the first N)")
+        return _csv_dataset(path, n, name)
+    if n is not None:
+        return _counted_arff(parts, n, name, raw)
+    if xml.is_file():
+        return build_dataset(_entry(name, "mulan", parts + [("labels-xml", xml)]),
+                             dict(parts + [("labels-xml", xml)]))
+    try:
+        return build_dataset(_entry(name, "meka", parts), dict(parts))
+    except DataError as exc:
+        if "not a MEKA file" not in str(exc):
+            raise
+        raise DataError(f"{exc}; to name the labels put {xml.name} (MULAN) beside it or use "
+                        f"{raw}@N for the last N attributes") from None
+
+
+def _counted_arff(parts, n, name, raw):
+    """ARFF file(s) whose labels are the last (first) N attributes."""
+    from mlbench.data import fetch, mulan_xml
+    from mlbench.data.arff import read_arff
+    from mlbench.data.dataset import Dataset
+    from mlbench.data.load import _representation, _same_header, _stack
+
+    datas = [read_arff(parts[0][1])]
+    for _, p in parts[1:]:
+        datas.append(read_arff(p, sparse=datas[0].sparse_rows))
+    _same_header(datas, name)
+    cols = _label_cols(n, len(datas[0].attributes), raw)
+    Xs, Ys = [], []
+    for d in datas:
+        X, Y, fnames, nominal = mulan_xml.split_features_labels(d, cols)
+        Xs.append(X)
+        Ys.append(Y)
+    sizes = np.cumsum([0] + [len(y) for y in Ys])
+    part_rows = ({role: np.arange(sizes[k], sizes[k + 1]) for k, (role, _) in enumerate(parts)}
+                 if len(parts) > 1 else {})
+    entry = _entry(name, "mulan", parts)
+    return Dataset(name=name, X=_representation(_stack(Xs)), Y=np.ascontiguousarray(np.vstack(Ys), np.int8),
+                   feature_names=list(fnames), label_names=[datas[0].attributes[j].name for j in cols],
+                   nominal=nominal, parts=part_rows, sha256=fetch.combined_sha256(entry, dict(parts)),
+                   domain="user")
+
+
+def _csv_dataset(path, n, name):
+    """A CSV with a header; the last (first) N columns are 0/1 labels, the others numbers."""
+    import pandas as pd
+
+    from mlbench.data import fetch
+    from mlbench.data.dataset import Dataset
+
+    try:
+        df = pd.read_csv(path)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise DataError(f"{path}: not a readable CSV ({first})") from None
+    cols = _label_cols(n, df.shape[1], f"{path}@{n}")
+    labels = df.iloc[:, cols]
+    feats = df.drop(columns=df.columns[cols])
+    bad = ~labels.isin([0, 1]).all()
+    if bad.any():
+        raise DataError(f"{path}: label column {labels.columns[bad.to_numpy()][0]!r} holds values "
+                        f"other than 0 and 1")
+    X = feats.apply(pd.to_numeric, errors="coerce")
+    if (X.isna() & feats.notna()).any().any():
+        col = X.columns[((X.isna() & feats.notna()).any()).to_numpy()][0]
+        raise DataError(f"{path}: feature column {col!r} holds a non-number")
+    return Dataset(name=name, X=np.ascontiguousarray(X.to_numpy(dtype=np.float64)),
+                   Y=np.ascontiguousarray(labels.to_numpy(), np.int8),
+                   feature_names=[str(c) for c in feats.columns],
+                   label_names=[str(c) for c in labels.columns],
+                   sha256=fetch.sha256_of(path), domain="user")

@@ -1,0 +1,251 @@
+"""Issue 19: a user's method (MODULE:CLASS, FILE.py:CLASS(params), a plug-in package) and dataset
+(a path) go through the same runner, results and reports as the built-in ones."""
+import sys
+import textwrap
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mlbench.errors import ConfigError
+from mlbench.methods import registry
+from mlbench.methods._user import parse_params
+
+MY_METHODS = '''
+"""A tiny multi-label method: nearest-centroid scores per label."""
+import numpy as np
+
+
+class MyClf:
+    """Per label, distance to the negative centroid minus distance to the positive one."""
+
+    def __init__(self, shrink=0.0, random_state=None):
+        self.shrink = shrink
+        self.random_state = random_state
+
+    def fit(self, X, Y):
+        X, Y = np.asarray(X, float), np.asarray(Y)
+        mean = lambda rows: X[rows].mean(0) if rows.any() else X.mean(0)
+        self.pos_ = np.array([mean(Y[:, j] == 1) for j in range(Y.shape[1])])
+        self.neg_ = np.array([mean(Y[:, j] == 0) for j in range(Y.shape[1])])
+        return self
+
+    def decision_function(self, X):
+        d = lambda C: ((np.asarray(X, float)[:, None, :] - C[None]) ** 2).sum(-1)
+        return d(self.neg_) - d(self.pos_) - self.shrink
+
+    def predict(self, X):
+        return (self.decision_function(X) > 0).astype(int)
+
+
+class NoScores(MyClf):
+    decision_function = None
+
+    def predict(self, X):
+        return (MyClf.decision_function(self, X) > 0).astype(int)
+
+
+class Broken(MyClf):
+    def fit(self, X, Y):
+        raise RuntimeError("my fit fails")
+
+
+class WrongShape(MyClf):
+    def predict(self, X):
+        return np.zeros((len(X), 1), dtype=int)
+
+
+class NotAnEstimator:
+    pass
+'''
+
+XML = ('<?xml version="1.0" encoding="utf-8"?>\n<labels xmlns="http://mulan.sourceforge.net/labels">'
+       '<label name="y1"></label><label name="y2"></label></labels>\n')
+
+
+def toy_arff(path, n=60):
+    rng = np.random.default_rng(0)
+    lines = ["@relation toy", "@attribute a numeric", "@attribute b numeric", "@attribute c numeric",
+             "@attribute y1 {0,1}", "@attribute y2 {0,1}", "@data"]
+    for _ in range(n):
+        x = rng.normal(size=3)
+        y = (x[:2] + 0.3 * rng.normal(size=2) > 0).astype(int)
+        lines.append(",".join(f"{v:.4f}" for v in x) + "," + ",".join(map(str, y)))
+    path.write_text("\n".join(lines) + "\n")
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    (tmp_path / "my_methods.py").write_text(MY_METHODS)
+    toy_arff(tmp_path / "toy.arff")
+    (tmp_path / "toy.xml").write_text(XML)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MLBENCH_DATA", str(tmp_path / "data"))
+    yield tmp_path
+    registry._USER.clear()
+
+
+def test_the_walkthrough_run_report_and_friedman(workdir, cli):
+    code, out, err = cli(["run", "--protocol", "quick", "--methods", "my_methods.py:MyClf,br-lr",
+                          "--datasets", "./toy.arff,emotions", "-j", "1", "-q"])
+    assert code == 0, err
+    df = pd.read_csv(workdir / "results" / "quick.csv")
+    assert set(df.method) == {"my_methods.py:MyClf", "br-lr"} and set(df.dataset) == {"toy", "emotions"}
+    assert (df.status == "ok").all() and df.macro_auc.notna().all()
+    code, out, err = cli(["report", "results/quick.csv", "--metric", "macro_f1"])
+    assert code == 0 and "my_methods.py:MyClf" in out
+    code, out, err = cli(["report", "results/quick.csv", "--metric", "macro_f1", "--stats", "friedman",
+                          "--control", "my_methods.py:MyClf"])
+    assert code == 0 and "Friedman" in out
+
+
+def test_parameters_and_module_form(workdir, cli):
+    code, _, err = cli(["run", "--protocol", "quick", "-m", "my_methods:MyClf(shrink=0.5)",
+                        "-d", "./toy.arff", "-j", "1", "-q", "-o", "r.csv"])
+    assert code == 0, err
+    row = pd.read_csv(workdir / "r.csv").iloc[0]
+    assert row.method == "my_methods:MyClf(shrink=0.5)" and '"shrink": 0.5' in row.params
+
+
+def test_a_method_without_scores_reports_those_measures_as_not_available(workdir, cli):
+    code, _, err = cli(["run", "-p", "quick", "-m", "my_methods.py:NoScores", "-d", "./toy.arff",
+                        "-j", "1", "-q", "-o", "r.csv"])
+    assert code == 0, err
+    df = pd.read_csv(workdir / "r.csv")
+    assert (df.status == "ok").all() and df.macro_auc.isna().all() and df.macro_f1.notna().all()
+    assert "the method gives no scores" in df.extra.iloc[0]
+
+
+@pytest.mark.parametrize("cls, reason", [("Broken", "my fit fails"), ("WrongShape", "")])
+def test_a_failing_method_fails_only_its_cells(workdir, cli, cls, reason):
+    code, _, err = cli(["run", "-p", "quick", "-m", f"my_methods.py:{cls},br-lr", "-d", "./toy.arff",
+                        "-j", "1", "-q", "-o", "r.csv"])
+    assert code == 0, err
+    df = pd.read_csv(workdir / "r.csv")
+    failed = df[df.method == f"my_methods.py:{cls}"]
+    assert (failed.status == "error").all() and reason in failed.error.iloc[0]
+    assert (df[df.method == "br-lr"].status == "ok").all()
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("my_methods.py:NotAnEstimator", "has no fit or predict"),
+    ("my_methods.py:Missing", "has no Missing"),
+    ("nowhere.py:X", "no file"),
+    ("no_such_module_xyz:X", "cannot import"),
+    ("my_methods.py:MyClf(shrink=__import__('os'))", "is not a literal"),
+    ("my_methods.py:MyClf(1, 2)", "NAME=VALUE"),
+    ("my_methods.py:MyClf(bogus=1)", "failed"),
+])
+def test_contract_errors_are_one_line_before_any_cell(workdir, cli, spec, message):
+    code, _, err = cli(["run", "-p", "quick", "-m", spec, "-d", "./toy.arff", "-q", "-o", "r.csv"])
+    assert code == 2 and message in err and err.count("\n") == 1, err
+    assert not (workdir / "r.csv").exists()
+
+
+def test_parse_params_reads_literals_only():
+    assert parse_params("a=1, b='x', c=[1, 2], d=None, e=-1e-3", "m") == {
+        "a": 1, "b": "x", "c": [1, 2], "d": None, "e": -1e-3}
+    with pytest.raises(ConfigError):
+        parse_params("a=open('/etc/passwd')", "m")
+
+
+def test_user_datasets_by_path(workdir, cli):
+    from mlbench.data import load_dataset
+
+    full = load_dataset("./toy.arff")
+    assert (full.name, full.n_instances, full.n_features, full.n_labels) == ("toy", 60, 3, 2)
+    counted = load_dataset("toy.arff@2")
+    np.testing.assert_array_equal(counted.Y, full.Y)
+    first = load_dataset("toy.arff@-1")
+    assert first.n_labels == 1 and first.label_names == ["a"]
+    pair = workdir / "pair"
+    pair.mkdir()
+    toy_arff(pair / "toy-train.arff", 40)
+    toy_arff(pair / "toy-test.arff", 20)
+    (pair / "toy.xml").write_text(XML)
+    d = load_dataset(str(pair))
+    assert d.n_instances == 60 and list(d.parts) == ["train", "test"]
+    pd.DataFrame({"f1": np.arange(10.0), "f2": np.ones(10), "l1": [0, 1] * 5}).to_csv("t.csv", index=False)
+    c = load_dataset("t.csv@1")
+    assert c.label_names == ["l1"] and c.n_features == 2
+    code, out, err = cli(["info", "./toy.arff", "--format", "csv"])
+    assert code == 0 and out.splitlines()[1].startswith("toy,user,60,3,2")
+    (workdir / "plain.arff").write_text((workdir / "toy.arff").read_text())
+    for argv, message in [(["info", "./plain.arff"], "plain.xml (MULAN) beside it"),
+                          (["info", "./nope.arff"], "no such file"),
+                          (["info", "t.csv"], "needs its label count"),
+                          (["info", "toy.arff@9"], "asks for 9 label columns")]:
+        code, _, err = cli(argv)
+        assert code == 2 and message in err and err.count("\n") == 1, err
+
+
+def test_a_plugin_package_registers_named_methods(tmp_path, monkeypatch):
+    """An installed distribution with an ``mlbench.methods`` entry point (a throwaway one on
+    sys.path, found by importlib.metadata) registers its methods like built-ins."""
+    site = tmp_path / "site"
+    pkg = site / "mlbench_toyplugin"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text(textwrap.dedent('''
+        from mlbench.methods.registry import register
+        from mlbench.methods.transformation.br import BinaryRelevance
+        register("toy-plugin-br", BinaryRelevance, family="plugin", paper="user",
+                 params={"base": "lr"}, description="BR from a plug-in package")
+    '''))
+    info = site / "mlbench_toyplugin-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: mlbench-toyplugin\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[mlbench.methods]\ntoy = mlbench_toyplugin\n")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setattr(registry, "_discovered", False)
+    try:
+        spec = registry.get("toy-plugin-br")
+        assert spec.paper == "user" and spec.family == "plugin"
+        assert "toy-plugin-br" in [s.name for s in registry.all_methods()]
+    finally:
+        registry._REGISTRY.pop("toy-plugin-br", None)
+        sys.modules.pop("mlbench_toyplugin", None)
+
+
+def test_check_method_for_method_authors(workdir):
+    from mlbench.testing import check_method
+
+    sys.path.insert(0, str(workdir))
+    try:
+        import my_methods
+    finally:
+        sys.path.remove(str(workdir))
+    found = check_method(my_methods.MyClf())
+    assert found["scores"] == "decision_function" and found["random_state"]
+    with pytest.raises(AssertionError, match="WrongShape.predict gave shape"):
+        check_method(my_methods.WrongShape())
+    with pytest.raises(AssertionError, match="no fit"):
+        check_method(my_methods.NotAnEstimator())
+    from mlbench.methods import make
+
+    assert check_method(make("br-lr"))["scores"] == "predict_proba"
+
+
+def test_a_method_that_refuses_sparse_x_gets_it_dense(workdir, cli):
+    import scipy.sparse as sp
+
+    from mlbench.data.dataset import Dataset
+    from mlbench.experiment import runner
+
+    def sparse_loader(name):
+        rng = np.random.default_rng(1)
+        X = sp.random(60, 20, density=0.1, random_state=1, format="csr")
+        Y = (rng.random((60, 2)) < 0.4).astype(np.int8)
+        Y[0] = 1
+        Y[1] = 0
+        return Dataset("sparsy", X, Y, [f"f{i}" for i in range(20)], ["a", "b"], sha256="s")
+
+    runner_loader = runner._default_loader
+    try:
+        runner._default_loader = sparse_loader
+        code, _, err = cli(["run", "-p", "quick", "-m", "my_methods.py:MyClf", "-d", "sparsy",
+                            "-j", "1", "-q", "-o", "r.csv"])
+    finally:
+        runner._default_loader = runner_loader
+    assert code == 0, err
+    df = pd.read_csv(workdir / "r.csv")
+    assert (df.status == "ok").all() and "densified" in df.extra.iloc[0]
