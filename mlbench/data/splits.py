@@ -18,7 +18,7 @@ falls back to the random fraction of its train part.  With ``validation_fraction
 part joins the train part.
 
 Each repeat draws from a generator seeded by SHA-256 of (seed, protocol, dataset, repeat), see
-:mod:`mlbench.experiment.seeds`, so a split never depends on run order or on which other datasets are
+:mod:`mlbench.seeds`, so a split never depends on run order or on which other datasets are
 in the run.  :func:`save_splits` / :func:`load_splits` keep the indices in one ``.npz`` per dataset
 (arrays ``<split id>/train``, ``<split id>/test``, ``<split id>/valid``) so anyone can replay them.
 """
@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mlbench.errors import ConfigError, DataError
-from mlbench.experiment.seeds import derive_rng
+from mlbench.seeds import derive_rng
 
 SCHEMES = ("holdout", "kfold", "given")
 STRATIFY = ("none", "iterative")

@@ -45,7 +45,7 @@ import scipy.sparse as sp
 import mlbench
 from mlbench.data.preprocess import Pipeline, take_rows
 from mlbench.data.splits import get_split
-from mlbench.experiment.seeds import derive_seed
+from mlbench.seeds import derive_seed
 
 #: fixed columns of the results CSV, in order (metric columns follow)
 COLUMNS = ("dataset", "method", "protocol", "split", "repeat", "fold", "seed", "status", "error",

@@ -11,7 +11,7 @@ cells),
 and submits a task per cell.  The task returns the row; the driver appends rows as they arrive, so
 resume and one-row-per-cell hold exactly as for local runs, and rows carry the same numbers whatever
 the worker count or completion order (a cell's seeds depend only on its identity,
-:mod:`mlbench.experiment.seeds`).
+:mod:`mlbench.seeds`).
 
 Inside the task the cell runs in a forked child
 (:func:`mlbench.experiment.supervise.run_supervised`), so ``timeout`` and ``max_memory`` stop it

@@ -19,7 +19,6 @@ threads vs 0.5 s with one, at load 15 on 2 cores).
 """
 from __future__ import annotations
 
-import ctypes
 import multiprocessing as mp
 import os
 import signal
@@ -29,16 +28,8 @@ from multiprocessing.connection import wait
 
 from mlbench.errors import ConfigError
 from mlbench.experiment.cell import describe_exception, failure_row, run_cell
+from mlbench.experiment.supervise import _die_with_parent, _rss
 
-_PR_SET_PDEATHSIG = 1
-
-
-def _die_with_parent():
-    """Linux: have the kernel SIGKILL this worker when the driver dies (no orphan keeps computing)."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    except (OSError, AttributeError):
-        pass
 
 
 def _child(spec, dataset, conn, threads):
@@ -128,7 +119,6 @@ class LocalExecutor:
                                           f"without a result ({why})", sha)
                     yield spec, row
                 if self.max_memory is not None:
-                    from mlbench.experiment.supervise import _rss
 
                     for conn, (proc, spec, start, sha) in list(running.items()):
                         rss = _rss(proc.pid)

@@ -20,6 +20,18 @@ import time
 
 from mlbench.experiment.cell import describe_exception, failure_row, run_cell
 
+_PR_SET_PDEATHSIG = 1       # <linux/prctl.h>
+
+
+def _die_with_parent():
+    """Linux: have the kernel SIGKILL this worker when the driver dies (no orphan keeps computing)."""
+    import ctypes
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+
 
 def parse_size(text):
     """``"4GB"``, ``"512MB"``, ``"1.5G"``, ``"2048"`` (bytes) -> bytes (int); None stays None."""
@@ -67,7 +79,6 @@ def _rss(pid):
 
 
 def _child_main(spec, dataset, wfd, threads):
-    from mlbench.experiment.executors import _die_with_parent
 
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)

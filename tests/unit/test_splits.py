@@ -5,7 +5,7 @@ from mlbench.data.dataset import Dataset
 from mlbench.data.splits import (SplitScheme, get_split, iterative_stratification, load_splits,
                                  make_splits, parse_split_id, save_splits)
 from mlbench.errors import ConfigError, DataError
-from mlbench.experiment.seeds import derive_rng
+from mlbench.seeds import derive_rng
 
 
 def toy(name="toy", n=101, L=5, parts=None, seed=0):
