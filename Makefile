@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: install build run test bench fuzz clean
+.PHONY: install build run test bench fuzz docs clean
 
 $(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,11 @@ FUZZ_CASES ?= 100000
 FUZZ_SEED  ?= 1
 fuzz: install
 	$(PY) tests/fuzz/fuzz_run.py --cases $(FUZZ_CASES) --seed $(FUZZ_SEED)
+
+# The user guide (docs/, mkdocs.yml) as a static site in site/; its code blocks run in `make test`.
+docs: install
+	$(PY) -m pip install -q "mkdocs>=1.5"
+	$(VENV)/bin/mkdocs build --strict
 
 clean:
 	rm -rf build $(VENV) mlbench/_ext/*.c mlbench/_ext/*.so *.egg-info

@@ -1,0 +1,76 @@
+"""mlbench's Python API: the few functions the command line is built on, for notebooks and scripts.
+
+    import mlbench
+    ds = mlbench.load_dataset("emotions")            # a registered name or a path (FILE.arff, ...)
+    est = mlbench.make_method("br-lr")               # or "my_methods.py:MyClf(alpha=0.1)"
+    df = mlbench.run("quick", methods=["br-lr", "mlknn"], datasets=["emotions"], out="r.csv")
+    print(mlbench.build_report(df, metrics=["macro_f1"], fmt="markdown"))
+
+``run`` appends to (and resumes) its results CSV exactly as ``mlbench run`` does and returns the
+rows of the protocol's grid that are in it, as a DataFrame with the CSV's columns.  ``build_report``
+takes CSV paths or such a DataFrame.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+
+import pandas as pd
+
+from mlbench.data import load_dataset
+
+
+def list_methods(family: str | None = None, paper: str | None = None) -> list[str]:
+    """Names of the registered methods (built-in and plug-in), optionally of one family or paper."""
+    from mlbench.methods import registry
+
+    return [s.name for s in registry.all_methods()
+            if (family is None or s.family == family) and (paper is None or s.paper == paper)]
+
+
+def make_method(name: str, random_state: int | None = None, **params):
+    """A fresh estimator: a registered name or a user spec (``MODULE:CLASS``, ``FILE.py:CLASS(...)``)."""
+    from mlbench.methods import registry
+
+    return registry.make(name, random_state=random_state, **params)
+
+
+def run(protocol: str = "quick", *, datasets: list[str] | None = None,
+        methods: list[str] | str | None = None, out: str | os.PathLike | None = None, jobs: int = 1,
+        repeats: int | None = None, seed: int | None = None, timeout: float | None = None,
+        executor=None) -> pd.DataFrame:
+    """Run (or resume) a protocol's grid into ``out`` (default ``results/<protocol>.csv``) and
+    return that grid's rows of the results file."""
+    from mlbench.experiment.runner import run_experiment
+    from mlbench.protocols import load_protocol
+
+    proto = load_protocol(protocol).with_overrides(repeats=repeats, seed=seed)
+    out = os.fspath(out or os.path.join("results", f"{proto.name}.csv"))
+    report = run_experiment(proto, datasets=datasets, methods=methods, out=out, jobs=jobs,
+                            timeout=timeout, executor=executor)
+    df = pd.read_csv(out, dtype={"dataset": str, "method": str, "split": str, "protocol": str})
+    keys = {(c.dataset, c.method, c.split) for c in report.cells}
+    mask = pd.Series([(d, m, s) in keys for d, m, s in zip(df.dataset, df.method, df.split)],
+                     index=df.index)
+    return df[mask & (df.protocol == proto.name)].reset_index(drop=True)
+
+
+def build_report(results, *, metrics: list[str] | None = None, stats: list[str] | None = None,
+           style: str | None = None, fmt: str = "markdown", control: str | None = None,
+           width: int | None = None) -> str:
+    """A report (tables, tests, notes) of results CSV paths or a results DataFrame, as text."""
+    from mlbench.report.build import make_report
+
+    if isinstance(results, pd.DataFrame):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "results.csv")
+            results.to_csv(path, index=False)
+            return build_report(path, metrics=metrics, stats=stats, style=style, fmt=fmt,
+                          control=control, width=width)
+    paths = [results] if isinstance(results, (str, os.PathLike)) else list(results)
+    text, _, _ = make_report(paths, metrics=tuple(metrics or ()), stats=tuple(stats or ()),
+                             style=style, fmt=fmt, control=control, width=width)
+    return text
+
+
+__all__ = ["load_dataset", "list_methods", "make_method", "run", "build_report"]
