@@ -20,6 +20,7 @@ from mlbench.errors import MlbenchError
 #: command name -> module (``mlbench.cli.<module>``) that defines ``command``
 COMMANDS = {
     "fetch": "fetch",
+    "datasets": "datasets",
     "info": "info",
     "methods": "methods",
     "run": "run",
@@ -29,10 +30,12 @@ COMMANDS = {
     "explain": "explain",
     "costs": "costs",
     "reproduction": "reproduction",
+    "protocol": "protocol",
 }
 
 HELP = {
     "fetch": "Download, verify, parse and cache datasets.",
+    "datasets": "Every registered dataset: cached, in the mirror, fetchable or why not.",
     "info": "Dataset statistics (cardinality, density, imbalance ...).",
     "methods": "List the registered methods with their parameters and source paper.",
     "run": "Run the experiment grid and append to a results CSV.",
@@ -42,6 +45,7 @@ HELP = {
     "explain": "Show what a fitted model learned (e.g. I-MTSL's label graph).",
     "costs": "Seconds and memory per method and dataset, from results files.",
     "reproduction": "Write REPRODUCTION.md: our paper tables, claims tested, deviations.",
+    "protocol": "Start a protocol of your own from a shipped one (protocol new NAME --from P).",
 }
 
 

@@ -249,3 +249,36 @@ def test_a_method_that_refuses_sparse_x_gets_it_dense(workdir, cli):
     assert code == 0, err
     df = pd.read_csv(workdir / "r.csv")
     assert (df.status == "ok").all() and "densified" in df.extra.iloc[0]
+
+
+def test_protocol_new_writes_a_loadable_commented_copy(workdir, cli):
+    from mlbench.protocols import load_protocol
+
+    code, out, err = cli(["protocol", "new", "lab", "--from", "soshf"])
+    assert code == 0 and "mlbench run --protocol lab.yaml" in out, err
+    text = (workdir / "lab.yaml").read_text()
+    assert text.startswith("# Protocol lab") and "name: lab\n" in text
+    proto = load_protocol("lab.yaml")
+    assert proto.name == "lab" and proto.paper == "soshf"
+    for argv, message in [(["protocol", "new", "lab"], "exists"),
+                          (["protocol", "new", "x", "--from", "soshx"], "did you mean 'soshf'"),
+                          (["protocol", "new", "../x"], "not a safe name")]:
+        code, _, err = cli(argv)
+        assert code == 2 and message in err and err.count("\n") == 1
+
+
+def test_datasets_lists_every_dataset_with_its_status(workdir, cli, monkeypatch):
+    from mlbench.data.registry import registry
+
+    monkeypatch.setenv("COLUMNS", "100")
+    code, out, err = cli(["datasets", "--format", "csv"])
+    assert code == 0, err
+    df = pd.read_csv(__import__("io").StringIO(out))
+    assert set(df.dataset) == set(registry())
+    st = df.set_index("dataset").status
+    assert st["mediamill"] == "network-only" and st["ipc"] == "unavailable"
+    assert st["emotions"] in ("cached", "in mirror", "fetchable")
+    code, out, _ = cli(["datasets"])
+    assert code == 0 and max(len(line) for line in out.splitlines()) <= 100
+    code, out, _ = cli(["datasets", "--paper", "hiercost", "--format", "csv"])
+    assert "ImCLEF07A" in out and "emotions" not in out
