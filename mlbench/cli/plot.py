@@ -1,0 +1,26 @@
+"""``mlbench plot``: box plots of split scores, rank heat maps, score-vs-time Pareto plots, CD diagrams."""
+from __future__ import annotations
+
+import click
+
+
+@click.command("plot")
+@click.argument("results", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--kind", "kinds", default="all", show_default=True,
+              help="box, heatmap, pareto, cd or all (comma-separated).")
+@click.option("--metric", "metrics", multiple=True, help="Metrics (comma-separated or repeated; default: all).")
+@click.option("--out", "-o", "out_dir", default="plots", show_default=True, type=click.Path(file_okay=False),
+              help="Folder for the pictures (KIND-METRIC.png).")
+@click.option("--format", "fmt", type=click.Choice(["png", "svg"]), default="png", show_default=True)
+@click.option("--protocol", default=None, help="Use only rows of this protocol.")
+def command(results, kinds, metrics, out_dir, fmt, protocol):
+    """Draw the results as pictures (matplotlib; no display needed).
+
+    Example: mlbench plot results/soshf.csv --kind box,heatmap --metric macro_f1 -o plots/
+    """
+    from mlbench.report.plots import plot
+
+    names = [m.strip().lower() for v in metrics for m in v.split(",") if m.strip()] or None
+    kinds = [k.strip().lower() for k in kinds.split(",") if k.strip()]
+    for path in plot(list(results), kinds, names, out_dir, fmt, protocol):
+        click.echo(f"wrote {path}")

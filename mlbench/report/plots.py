@@ -1,0 +1,162 @@
+"""Pictures of a results file (matplotlib, headless): what a person would rather see than read.
+
+* ``box``: per dataset, each method's scores over the splits (box with the split points on top);
+* ``heatmap``: each method's rank on each dataset (1 = best; ties share the mean rank), the
+  methods ordered by their average rank;
+* ``pareto``: each method's mean score against its mean fit time (log scale), the Pareto front
+  (no other method is both better and faster) joined and labelled;
+* ``cd``: the critical-difference diagram (:mod:`mlbench.report.cd_diagram`), when two or more
+  datasets have results for every method.
+
+:func:`plot` writes ``KIND-METRIC.EXT`` files into a folder and returns their paths.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from mlbench.errors import ConfigError
+
+KINDS = ("box", "heatmap", "pareto", "cd")
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _horizontal():
+    """boxplot's horizontal switch: ``orientation`` from Matplotlib 3.10, ``vert`` before."""
+    import matplotlib
+
+    major, minor = (int(x) for x in matplotlib.__version__.split(".")[:2])
+    return {"orientation": "horizontal"} if (major, minor) >= (3, 10) else {"vert": False}
+
+
+def box(results, metric, path):
+    plt = _plt()
+    datasets = results.datasets
+    cols = min(3, len(datasets))
+    rows = -(-len(datasets) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 0.28 * len(results.methods) * rows + 1.5),
+                             squeeze=False)
+    for ax, d in zip(axes.ravel(), datasets):
+        table = results.per_split(metric, d)
+        methods = [m for m in results.methods if m in table.columns]
+        data = [table[m].dropna().to_numpy() for m in methods]
+        ax.boxplot(data, widths=0.6, showfliers=False, **_horizontal())
+        for k, values in enumerate(data, 1):
+            ax.plot(values, np.full(values.size, k), "o", ms=3, alpha=0.6, color="tab:blue")
+        ax.set_yticks(range(1, len(methods) + 1), methods, fontsize=7)
+        ax.set_title(d, fontsize=9)
+        ax.set_xlabel(metric, fontsize=8)
+    for ax in axes.ravel()[len(datasets):]:
+        ax.axis("off")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def heatmap(results, metric, path):
+    from mlbench.report.results import metric_info
+    from mlbench.stats.friedman import rank_scores
+
+    plt = _plt()
+    greater, _ = metric_info(metric)
+    mean = results.cells(metric)["mean"].unstack("method").reindex(
+        index=results.datasets, columns=results.methods)
+    filled = mean.to_numpy(dtype=float)
+    filled = np.where(np.isfinite(filled), filled, -np.inf if greater else np.inf)
+    ranks = rank_scores(filled, greater)                   # datasets x methods
+    order = np.argsort(ranks.mean(axis=0), kind="stable")
+    R = ranks[:, order].T
+    fig, ax = plt.subplots(figsize=(1.0 + 0.6 * len(results.datasets), 1.0 + 0.3 * len(order)))
+    im = ax.imshow(R, cmap="viridis_r", aspect="auto")
+    ax.set_xticks(range(len(results.datasets)), results.datasets, rotation=45, ha="right", fontsize=7)
+    ax.set_yticks(range(len(order)), [results.methods[i] for i in order], fontsize=7)
+    if R.size <= 400:
+        for (i, j), v in np.ndenumerate(R):
+            ax.text(j, i, f"{v:g}", ha="center", va="center", fontsize=6,
+                    color="black" if v <= (R.max() + 1) / 2 else "white")
+    fig.colorbar(im, ax=ax, label=f"rank on {metric} (1 = best)")
+    ax.set_title(f"ranks on {metric}; methods by average rank", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def pareto_front(score, seconds, greater=True):
+    """Indices of the methods no other method beats on both score and time (ties kept)."""
+    s = np.asarray(score, float) * (1 if greater else -1)
+    t = np.asarray(seconds, float)
+    keep = []
+    for i in range(s.size):
+        dominated = np.any((s >= s[i]) & (t <= t[i]) & ((s > s[i]) | (t < t[i])))
+        if not dominated and np.isfinite(s[i]) and np.isfinite(t[i]):
+            keep.append(i)
+    return keep
+
+
+def pareto(results, metric, path):
+    from mlbench.report.results import metric_info
+
+    plt = _plt()
+    frame = results.frame
+    if "fit_seconds" not in frame.columns:
+        raise ConfigError("a Pareto plot needs the fit_seconds column")
+    greater, _ = metric_info(metric)
+    g = frame.groupby("method")
+    score = g[metric].mean().reindex(results.methods).to_numpy(dtype=float)
+    secs = g["fit_seconds"].apply(lambda s: np.nanmean(np.asarray(s, float))).reindex(
+        results.methods).to_numpy(dtype=float)
+    front = pareto_front(score, secs, greater)
+    fig, ax = plt.subplots(figsize=(7, 5))
+    ax.scatter(secs, score, s=18, color="0.6")
+    pts = sorted(front, key=lambda i: secs[i])
+    ax.plot(secs[pts], score[pts], "o-", color="tab:red", label="Pareto front")
+    for i in pts:
+        ax.annotate(results.methods[i], (secs[i], score[i]), fontsize=7, xytext=(3, 3),
+                    textcoords="offset points")
+    ax.set_xscale("log")
+    ax.set_xlabel("mean fit time per cell (s, log scale)")
+    ax.set_ylabel(f"mean {metric} over datasets and splits")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return [results.methods[i] for i in pts]
+
+
+def plot(paths, kinds=("all",), metrics=None, out_dir=".", fmt="png", protocol=None):
+    """Write the ``kinds`` of pictures for each metric into ``out_dir``; return the file paths."""
+    from mlbench.report.build import make_report
+    from mlbench.report.results import load_results
+
+    kinds = list(KINDS) if "all" in kinds else list(kinds)
+    bad = [k for k in kinds if k not in KINDS]
+    if bad:
+        raise ConfigError(f"unknown plot kind {bad[0]!r}; choose from {', '.join(KINDS)} or all")
+    if fmt not in ("png", "svg"):
+        raise ConfigError(f"plot format must be png or svg, got {fmt!r}")
+    results = load_results(paths, metrics=metrics, protocol=protocol)
+    names = list(metrics or results.metrics)
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot create {out_dir}: {exc.strerror}") from None
+    written = []
+    for metric in names:
+        for kind in kinds:
+            path = os.path.join(out_dir, f"{kind}-{metric}.{fmt}")
+            if kind == "cd":
+                _, _, done = make_report(paths, metrics=(metric,), cd_diagram=path, protocol=protocol)
+                written += done
+                continue
+            {"box": box, "heatmap": heatmap, "pareto": pareto}[kind](results, metric, path)
+            written.append(path)
+    return written

@@ -1,0 +1,40 @@
+"""``mlbench plot``: every kind is drawn for every metric, as PNG or SVG, and the Pareto front is
+the set of methods no other method beats on both score and time (issue 20, part 4)."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from mlbench.report.plots import pareto_front
+
+
+def results(tmp_path):
+    rows = [dict(dataset=f"d{d}", method=m, protocol="x", split=f"r{s}", status="ok",
+                 macro_f1=v + 0.02 * d + 0.01 * s, hamming_loss=0.3 - v / 3, fit_seconds=t)
+            for d in range(3) for s in range(3)
+            for m, v, t in (("fast", 0.5, 0.1), ("slow-good", 0.7, 10.0), ("slow-bad", 0.4, 20.0),
+                            ("mid", 0.6, 1.0))]
+    path = tmp_path / "r.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+def test_pareto_front_by_hand():
+    assert pareto_front([0.5, 0.7, 0.4, 0.6], [0.1, 10, 20, 1.0]) == [0, 1, 3]
+    assert pareto_front([0.3, 0.2], [1.0, 1.0], greater=False) == [1]     # a loss: lower wins
+
+
+@pytest.mark.parametrize("fmt, magic", [("png", b"\x89PNG"), ("svg", b"<?xml")])
+def test_every_kind_for_every_metric(tmp_path, cli, fmt, magic):
+    out = tmp_path / "plots"
+    code, text, err = cli(["plot", str(results(tmp_path)), "-o", str(out), "--format", fmt])
+    assert code == 0, err
+    names = sorted(p.name for p in out.iterdir())
+    assert names == sorted(f"{k}-{m}.{fmt}" for k in ("box", "heatmap", "pareto", "cd")
+                           for m in ("hamming_loss", "macro_f1"))
+    for p in out.iterdir():
+        assert p.read_bytes().startswith(magic) and p.stat().st_size > 1000
+
+
+def test_bad_kind_is_one_line(tmp_path, cli):
+    code, _, err = cli(["plot", str(results(tmp_path)), "--kind", "pie", "-o", str(tmp_path / "p")])
+    assert code == 2 and "unknown plot kind 'pie'" in err and err.count("\n") == 1
