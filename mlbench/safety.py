@@ -156,6 +156,9 @@ def atomic_write_text(path, text):
         fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.")
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)          # as open() would have made it, not mkstemp's 0600
         os.replace(tmp, path)
     except OSError as exc:
         try:

@@ -21,7 +21,7 @@ STATS_CHOICES = ("friedman", "wilcoxon", "ttest", "corrected-ttest", "bayes", "a
 @click.option("--alpha", default=0.05, show_default=True, type=float, help="Significance level.")
 @click.option("--style", type=click.Choice(STYLES), default=None, help="Table layout (default: the protocol's).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="terminal", show_default=True)
-@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write to FILE instead of stdout.")
+@click.option("--out", "-o", type=click.Path(dir_okay=False), default=None, help="Write to FILE instead of stdout.")
 @click.option("--cd-diagram", type=click.Path(dir_okay=False), default=None,
               help="Draw a critical-difference diagram (FILE.png or FILE.svg; one per metric).")
 @click.option("--cd-test", type=click.Choice(["nemenyi", "bonferroni-dunn"]), default="nemenyi",

@@ -84,6 +84,11 @@ def make_report(paths, *, metrics=(), stats=(), control=None, alpha=0.05, style=
         diagrams = write_cd_diagrams(analysis, cd_diagram, cd_test)
     tables = build_tables(analysis, style)
     payload = analysis_to_dict(analysis, style) if fmt == "json" else None
+    if fmt == "html":       # the self-contained dashboard (tables, plots, costs, provenance)
+        from mlbench.report.dashboard import dashboard
+
+        names = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+        return dashboard(analysis, tables, [os.fspath(p) for p in names], protocol), analysis, diagrams
     return render(tables, fmt, colour=colour, payload=payload, width=width), analysis, diagrams
 
 
