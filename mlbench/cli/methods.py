@@ -28,19 +28,71 @@ def method_records(family=None, paper=None):
     return out
 
 
+def _detail(name):
+    """The page of one method: paper, description, class and its docstring, parameters with
+    their defaults, tuning grid, and the measured cost of its cells in the shipped results."""
+    import inspect
+    import shutil
+    import textwrap
+
+    from mlbench.experiment.costs import CostModel, shipped_results
+    from mlbench.methods import registry
+    from mlbench.methods.registry import PAPERS
+
+    spec = registry.get(name)
+    width = min(100, shutil.get_terminal_size((100, 24)).columns)
+    wrap = lambda text, indent="  ": textwrap.fill(  # noqa: E731
+        " ".join(str(text).split()), width, initial_indent=indent, subsequent_indent=indent)
+    lines = [spec.name, "=" * len(spec.name),
+             wrap(f"family {spec.family}; paper: {PAPERS.get(spec.paper, spec.paper)}", ""),
+             wrap(spec.description, ""), "",
+             f"class {spec.cls.__module__}.{spec.cls.__name__}"]
+    doc = inspect.getdoc(spec.cls) or ""
+    doc_lines = doc.splitlines()
+    lines += ["  " + line[:width - 2] for line in doc_lines[:40]]
+    if len(doc_lines) > 40:
+        lines.append(f"  ... ({len(doc_lines) - 40} more lines: help({spec.cls.__name__}))")
+    params = spec.default_params()
+    params.pop("random_state", None)
+    lines += ["", "parameters (registered defaults):"]
+    lines += [wrap(f"{k} = {v!r}", "  ") for k, v in sorted(params.items())] or ["  (none)"]
+    if spec.grid:
+        lines += ["", "tuning grid:"] + [wrap(f"{k}: {v!r}", "  ") for k, v in spec.grid.items()]
+    model = CostModel.from_csvs(shipped_results())
+    rows = getattr(model, "_exact", {})
+    seen = sorted({(n, f, l): t for (m, n, f, l), t in rows.items() if m == spec.name}.items())
+    if seen:
+        lines += ["", "measured cost (median seconds per cell in results/papers; rows x features x labels):"]
+        lines += [f"  {n:>6} x {f:>6} x {l:>4}: {t:,.2f} s" for (n, f, l), t in seen[:8]]
+    return "\n".join(lines)
+
+
 @click.command("methods")
+@click.argument("name", required=False)
 @click.option("--family", "-f", default=None, help="Only this family (e.g. transformation).")
 @click.option("--paper", "-p", default=None, help="Only methods from this paper key (e.g. soshf).")
 @click.option("--format", "fmt", type=click.Choice(["terminal", "json"]), default="terminal",
               show_default=True)
-def command(family, paper, fmt):
-    """List the registered methods with their parameters and source paper.
+def command(name, family, paper, fmt):
+    """List the registered methods, one line each; NAME shows one method's page.
 
-    Example: mlbench methods --family transformation --format json
+    Example: mlbench methods --family transformation; mlbench methods mc
     """
+    import shutil
+
     from mlbench.errors import ConfigError
     from mlbench.methods.registry import PAPERS, all_methods
 
+    if name:
+        records = [r for r in method_records() if r["name"] == name]
+        if fmt == "json":
+            from mlbench.methods import registry
+
+            registry.get(name)                      # an unknown name: a suggestion, exit 2
+            click.echo(json.dumps(records[0] if records else {}, indent=2))
+        else:
+            click.echo(_detail(name))
+        return
     if paper and paper not in PAPERS:
         raise ConfigError(f"unknown paper {paper!r}; choose one of {', '.join(PAPERS)}")
     families = sorted({s.family for s in all_methods()})
@@ -50,13 +102,12 @@ def command(family, paper, fmt):
     if fmt == "json":
         click.echo(json.dumps(records, indent=2))
         return
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title=f"{len(records)} method(s)", title_justify="left", show_lines=False)
-    for col in ("name", "family", "paper", "description", "parameters"):
-        table.add_column(col, overflow="fold")
+    width = shutil.get_terminal_size((100, 24)).columns
+    w_name = max(len(r["name"]) for r in records) if records else 4
+    w_fam = max(len(r["family"]) for r in records) if records else 6
+    w_pap = max(len(r["paper"]) for r in records) if records else 5
+    room = max(10, width - w_name - w_fam - w_pap - 6)
+    click.echo(f"{len(records)} method(s); 'mlbench methods NAME' shows one in full")
     for r in records:
-        params = ", ".join(f"{k}={v!r}" for k, v in r["parameters"].items())
-        table.add_row(r["name"], r["family"], r["paper"], r["description"], params)
-    Console().print(table)
+        desc = r["description"] if len(r["description"]) <= room else r["description"][:room - 1] + "…"
+        click.echo(f"{r['name']:<{w_name}}  {r['family']:<{w_fam}}  {r['paper']:<{w_pap}}  {desc}")

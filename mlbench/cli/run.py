@@ -148,3 +148,8 @@ def command(protocol, methods, datasets, repeats, seed, jobs, out, timeout, save
     failed = sum(v for k, v in report.statuses.items() if k != "ok")
     click.echo(f"{report.ran} cell(s) run, {report.skipped} already done, {failed} failed; "
                f"results in {out}", err=True)
+    if not quiet:
+        click.echo(f"next: mlbench report {out}" + (f" --style {proto.style}" if proto.style not in
+                                                    ("plain", "") else "")
+                   + (f"   (run the same command again to retry the {failed} failed cell(s))"
+                      if failed else ""), err=True)

@@ -1,4 +1,5 @@
-"""The end-of-run summary: per dataset, a method x metric table of means over the ``ok`` splits."""
+"""The end-of-run summary: per dataset, a method x metric table of means over the ``ok`` splits,
+fitted to the terminal like every report table."""
 from __future__ import annotations
 
 import pandas as pd
@@ -24,24 +25,34 @@ def summary_frames(rows, metrics):
     return out
 
 
-def print_summary(rows, metrics, console=None):
-    """Print the summary tables with rich (plain text when not on a terminal)."""
-    from rich.console import Console
-    from rich.table import Table
-
+def summary_tables(rows, metrics):
+    """The summary as report :class:`~mlbench.report.table.Table` objects (one per dataset)."""
     from mlbench.metrics import get_measure
+    from mlbench.report.table import Cell, Row, Table
 
-    # off a terminal rich would wrap to 80 columns; a log file is better served by full rows
-    console = console or Console(width=None if Console().is_terminal else 200)
+    tables = []
     for dataset, frame in summary_frames(rows, metrics).items():
-        table = Table(title=f"{dataset}: mean over splits", title_justify="left")
-        table.add_column("method")
-        for m in metrics:
-            arrow = "↑" if get_measure(m).greater_is_better else "↓"
-            table.add_column(f"{m} {arrow}", justify="right")
-        table.add_column("splits", justify="right")
-        table.add_column("failed", justify="right")
+        columns = ["method"] + [f"{m} {'↑' if get_measure(m).greater_is_better else '↓'}"
+                                for m in metrics] + ["splits", "failed"]
+        t = Table(f"summary:{dataset}", f"{dataset}: mean over splits", columns)
         for method, rec in frame.iterrows():
-            cells = ["" if pd.isna(rec[m]) else f"{rec[m]:.4f}" for m in metrics]
-            table.add_row(str(method), *cells, str(int(rec["splits"])), str(int(rec["failed"])))
-        console.print(table)
+            cells = [Cell("" if pd.isna(rec[m]) else f"{rec[m]:.4f}") for m in metrics]
+            cells += [Cell(str(int(rec["splits"]))), Cell(str(int(rec["failed"])))]
+            t.rows.append(Row(str(method), cells))
+        tables.append(t)
+    return tables
+
+
+def print_summary(rows, metrics, width=None):
+    """Print the summary tables fitted to the terminal (``$COLUMNS``, else 80 off a terminal):
+    turned or paged by column groups as reports are (:func:`mlbench.report.formats.fit_width`)."""
+    import shutil
+
+    import click
+
+    from mlbench.report.formats import render
+
+    tables = summary_tables(rows, metrics)
+    if tables:
+        width = width or shutil.get_terminal_size((80, 24)).columns
+        click.echo(render(tables, "terminal", width=width), nl=False)

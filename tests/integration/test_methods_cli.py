@@ -30,3 +30,15 @@ def test_methods_unknown_filter_is_one_line_exit_2(cli):
     assert code == 2 and err.startswith("mlbench: error: unknown family") and err.count("\n") == 1
     code, _, err = cli(["methods", "--paper", "nobody"])
     assert code == 2 and "unknown paper" in err
+
+
+def test_methods_fit_80_columns_and_a_method_has_its_page(cli, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = cli(["methods"])
+    assert code == 0 and max(len(line) for line in out.splitlines()) <= 80
+    assert len(out.splitlines()) <= 80                      # one line per method, no wrapping
+    code, out, _ = cli(["methods", "pcc"])
+    assert code == 0 and "select_C_on = 'own'" in out and "class mlbench.methods" in out
+    assert "Mixtures-of-Trees" in out
+    code, _, err = cli(["methods", "pcx"])
+    assert code == 2 and "did you mean 'pcc'" in err
