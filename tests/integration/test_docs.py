@@ -1,6 +1,7 @@
 """Every ```python block of the user guide (docs/*.md) runs, page by page in one namespace, in a
 fresh directory: the guide cannot drift from the code."""
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,8 +23,14 @@ def test_code_blocks_run(page, tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path))
     blocks = BLOCK.findall(page.read_text())
     namespace = {"__name__": f"docs_{page.stem}"}
-    for i, code in enumerate(blocks, 1):
-        try:
-            exec(compile(code, f"{page.name} block {i}", "exec"), namespace)
-        except Exception as exc:  # name the page and block
-            pytest.fail(f"{page.name} block {i}: {type(exc).__name__}: {exc}")
+    before = set(sys.modules)
+    try:
+        for i, code in enumerate(blocks, 1):
+            try:
+                exec(compile(code, f"{page.name} block {i}", "exec"), namespace)
+            except Exception as exc:  # name the page and block
+                pytest.fail(f"{page.name} block {i}: {type(exc).__name__}: {exc}")
+    finally:   # modules the page wrote and imported (my_methods) must not leak into other tests
+        for name in set(sys.modules) - before:
+            if str(tmp_path) in str(getattr(sys.modules[name], "__file__", "") or ""):
+                del sys.modules[name]

@@ -76,6 +76,7 @@ def toy_arff(path, n=60):
 
 @pytest.fixture
 def workdir(tmp_path, monkeypatch):
+    monkeypatch.delitem(sys.modules, "my_methods", raising=False)   # another test's module
     (tmp_path / "my_methods.py").write_text(MY_METHODS)
     toy_arff(tmp_path / "toy.arff")
     (tmp_path / "toy.xml").write_text(XML)
