@@ -63,7 +63,11 @@ def _names(value):
               help="Cells run in parallel [default: the usable cores].  Results do not depend on it.")
 @click.option("--out", "-o", type=click.Path(dir_okay=False), default=None,
               help="Results CSV [default: results/<protocol>.csv].")
-@click.option("--timeout", type=_Seconds(), default=None, help="Seconds per cell before it is stopped.")
+@click.option("--timeout", type=_Seconds(), default=None,
+              help="Wall-clock seconds per cell before it is stopped (status timeout).")
+@click.option("--cpu-time", type=_Seconds(), default=None,
+              help="CPU seconds per cell, all its threads counted, before the kernel stops it "
+                   "(status timeout): a limit that a loaded machine does not shorten.")
 @click.option("--save-predictions", is_flag=True,
               help="Keep each cell's predictions and scores in <out>.predictions/.")
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local",
@@ -80,7 +84,7 @@ def _names(value):
 @click.option("--dry-run", is_flag=True,
               help="Print the cells that would run, estimated core-hours and wall time, and the "
                    "largest cells; run and write nothing.")
-def command(protocol, methods, datasets, repeats, seed, jobs, out, timeout, save_predictions,
+def command(protocol, methods, datasets, repeats, seed, jobs, out, timeout, cpu_time, save_predictions,
             executor, scheduler, max_memory, retries, quiet, dry_run):
     """Run the experiment grid (datasets x methods x splits) and append to a results CSV.
 
@@ -122,9 +126,9 @@ def command(protocol, methods, datasets, repeats, seed, jobs, out, timeout, save
         from mlbench.experiment.dask_executor import DaskExecutor
 
         runner_exec = DaskExecutor(address=scheduler, workers=jobs, timeout=timeout,
-                                   max_memory=limit, retries=retries)
+                                   max_memory=limit, retries=retries, cpu_time=cpu_time)
     else:
-        runner_exec = LocalExecutor(jobs=jobs, timeout=timeout, max_memory=limit)
+        runner_exec = LocalExecutor(jobs=jobs, timeout=timeout, max_memory=limit, cpu_time=cpu_time)
     progress = None if quiet else (lambda total, skipped, j: Progress(total, skipped, j))
     try:
         report = run_experiment(proto, datasets=_names(datasets), methods=method_names, out=out,

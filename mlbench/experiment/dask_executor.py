@@ -70,7 +70,7 @@ def _can_read(name, sha256):
     return _cached_dataset(name, sha256) is not None
 
 
-def _task(spec, dataset, timeout, max_memory, threads):
+def _task(spec, dataset, timeout, max_memory, threads, cpu_time=None):
     """Run on a worker: the cell's row (the cell itself runs in a killable child process).
     ``dataset`` is the dataset, or ``(name, sha256)`` to read from the shared cache."""
     if isinstance(dataset, tuple):
@@ -92,7 +92,8 @@ def _task(spec, dataset, timeout, max_memory, threads):
             get_measure(m)
     except Exception:  # noqa: BLE001
         pass
-    return run_supervised(spec, dataset, timeout=timeout, max_memory=max_memory, threads=threads)
+    return run_supervised(spec, dataset, timeout=timeout, max_memory=max_memory, threads=threads,
+                          cpu_time=cpu_time)
 
 
 class DaskExecutor:
@@ -100,7 +101,7 @@ class DaskExecutor:
     is and not closed; otherwise ``address`` or a LocalCluster of ``workers`` processes."""
 
     def __init__(self, address=None, workers=1, timeout=None, max_memory=None, retries=2,
-                 client=None, poll=0.25):
+                 client=None, poll=0.25, cpu_time=None):
         from mlbench.experiment.executors import _threads_per_cell
 
         _import_distributed()
@@ -114,6 +115,7 @@ class DaskExecutor:
         self.workers = int(workers)
         self.timeout = None if timeout is None else float(timeout)
         self.max_memory = max_memory
+        self.cpu_time = None if cpu_time is None else float(cpu_time)
         self.retries = int(retries)
         self.client = client
         self.poll = poll
@@ -158,7 +160,7 @@ class DaskExecutor:
                 scattered[spec.dataset] = (client.scatter(ds, hash=False, broadcast=True),
                                            ds.sha256)
             fut = client.submit(_task, spec, scattered[spec.dataset][0], self.timeout,
-                                self.max_memory, self.threads, pure=False,
+                                self.max_memory, self.threads, self.cpu_time, pure=False,
                                 key=f"mlbench-cell-{spec.dataset}-{spec.method}-{spec.split}"
                                     f"-a{attempt}-{os.getpid()}-{time.monotonic_ns()}")
             running[fut] = (spec, attempt)

@@ -28,12 +28,13 @@ from multiprocessing.connection import wait
 
 from mlbench.errors import ConfigError
 from mlbench.experiment.cell import describe_exception, failure_row, run_cell
-from mlbench.experiment.supervise import _die_with_parent, _rss
+from mlbench.experiment.supervise import _die_with_parent, _rss, cpu_limit_row, limit_cpu
 
 
 
-def _child(spec, dataset, conn, threads):
+def _child(spec, dataset, conn, threads, cpu_time=None):
     _die_with_parent()
+    limit_cpu(cpu_time)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's to handle
     try:
         from threadpoolctl import threadpool_limits
@@ -64,10 +65,11 @@ def _threads_per_cell():
 
 class LocalExecutor:
     """Cells in forked worker processes, ``jobs`` at a time, each stopped after ``timeout`` seconds
+    (wall clock), ``cpu_time`` CPU seconds (all its threads; status ``timeout`` either way)
     or when its private memory (USS, see ``supervise._rss``) exceeds ``max_memory`` bytes (polled every ``poll`` s; status
     ``memory``)."""
 
-    def __init__(self, jobs=1, timeout=None, poll=0.25, max_memory=None):
+    def __init__(self, jobs=1, timeout=None, poll=0.25, max_memory=None, cpu_time=None):
         if int(jobs) < 1:
             raise ConfigError("--jobs must be at least 1")
         if timeout is not None and float(timeout) <= 0:
@@ -77,6 +79,7 @@ class LocalExecutor:
         self.jobs = int(jobs)
         self.max_memory = None if max_memory is None else int(max_memory)  # bytes of private memory (USS)
         self.timeout = None if timeout is None else float(timeout)
+        self.cpu_time = None if cpu_time is None else float(cpu_time)   # CPU seconds per cell
         self.poll = poll
         self.threads = _threads_per_cell()
         self._ctx = mp.get_context("fork")
@@ -90,7 +93,8 @@ class LocalExecutor:
                     spec = pending.popleft()
                     dataset = get_dataset(spec.dataset)
                     recv, send = self._ctx.Pipe(duplex=False)
-                    proc = self._ctx.Process(target=_child, args=(spec, dataset, send, self.threads))
+                    proc = self._ctx.Process(target=_child, args=(spec, dataset, send, self.threads,
+                                                                  self.cpu_time))
                     proc.start()
                     send.close()
                     running[recv] = (proc, spec, time.monotonic(), dataset.sha256)
@@ -111,6 +115,8 @@ class LocalExecutor:
                         row = None
                     conn.close()
                     proc.join()
+                    if row is None and proc.exitcode is not None and proc.exitcode < 0:
+                        row = cpu_limit_row(spec, self.cpu_time, -proc.exitcode, sha)
                     if row is None:
                         code = proc.exitcode
                         why = (f"killed by signal {-code}" if code is not None and code < 0

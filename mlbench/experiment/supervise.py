@@ -78,9 +78,31 @@ def _rss(pid):
         return 0
 
 
-def _child_main(spec, dataset, wfd, threads):
+def limit_cpu(seconds):
+    """In a cell's child process: the kernel stops it after ``seconds`` of CPU time, all threads
+    counted (RLIMIT_CPU: SIGXCPU at the soft limit, SIGKILL 5 s later), without a core file."""
+    import math
+    import resource
+
+    if seconds is None:
+        return
+    soft = max(1, math.ceil(float(seconds)))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 5))
+
+
+def cpu_limit_row(spec, cpu_time, signum, sha):
+    """The row of a cell the CPU-time limit stopped (SIGXCPU, or SIGKILL at the hard limit), or
+    None when the signal was something else."""
+    if cpu_time is None or signum not in (signal.SIGXCPU, signal.SIGKILL):
+        return None
+    return failure_row(spec, "timeout", f"CpuTimeLimit: stopped after {cpu_time:g} CPU seconds", sha)
+
+
+def _child_main(spec, dataset, wfd, threads, cpu_time=None):
 
     _die_with_parent()
+    limit_cpu(cpu_time)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         from threadpoolctl import threadpool_limits
@@ -99,7 +121,7 @@ def _child_main(spec, dataset, wfd, threads):
     os.close(wfd)
 
 
-def run_supervised(spec, dataset, timeout=None, max_memory=None, threads=1, poll=0.1):
+def run_supervised(spec, dataset, timeout=None, max_memory=None, threads=1, poll=0.1, cpu_time=None):
     """The row of ``spec`` on ``dataset``, run in a killable child; see the module doc."""
     rfd, wfd = os.pipe()
     pid = os.fork()
@@ -107,7 +129,7 @@ def run_supervised(spec, dataset, timeout=None, max_memory=None, threads=1, poll
         code = 0
         try:
             os.close(rfd)
-            _child_main(spec, dataset, wfd, threads)
+            _child_main(spec, dataset, wfd, threads, cpu_time)
         except BaseException:  # noqa: BLE001
             code = 1
         finally:
@@ -148,6 +170,10 @@ def run_supervised(spec, dataset, timeout=None, max_memory=None, threads=1, poll
     try:
         return pickle.loads(b"".join(chunks))
     except Exception:  # noqa: BLE001  (no or partial row: the child died)
+        if os.WIFSIGNALED(wstatus):
+            row = cpu_limit_row(spec, cpu_time, os.WTERMSIG(wstatus), sha)
+            if row is not None:
+                return row
         why = (f"killed by signal {os.WTERMSIG(wstatus)}" if os.WIFSIGNALED(wstatus)
                else f"exit status {os.WEXITSTATUS(wstatus)}")
         return failure_row(spec, "error", f"WorkerDied: the cell's process ended without a result "

@@ -120,3 +120,36 @@ def test_workers_read_a_dataset_from_the_shared_cache_only_when_it_matches(tmp_p
     assert got is not None and np.array_equal(got.Y, ds.Y) and got.sha256 == ds.sha256
     assert de._cached_dataset("emotions", "0" * 64) is None  # another version: scatter instead
     assert de._cached_dataset("toy", "toysha") is None  # not a registered dataset
+
+
+class Spin(t.NoisyMean):
+    """Burns 4 s of CPU time during fit (a busy loop, no sleep)."""
+
+    def fit(self, X, Y, validation=None):
+        import time
+
+        start = time.process_time()
+        while time.process_time() - start < 4.0:
+            pass
+        return super().fit(X, Y)
+
+
+@pytest.fixture
+def spin():
+    registry.register("toy-spin", Spin, family="test", paper="platform")
+    yield
+    registry._REGISTRY.pop("toy-spin", None)
+
+
+def test_cpu_time_limit_stops_a_busy_cell_in_both_executors(toys, spin, tmp_path):
+    """--cpu-time: the kernel stops the cell after its CPU seconds (RLIMIT_CPU); a cell that only
+    sleeps (toy-slow's wall time) is not stopped by it."""
+    spec, ds = one_cell("toy-spin")
+    row = run_supervised(spec, ds, cpu_time=1)
+    assert row["status"] == "timeout" and "CpuTimeLimit" in row["error"]
+    ex = LocalExecutor(jobs=1, cpu_time=1)
+    (_, row), = list(ex.run([spec], lambda name: ds))
+    assert row["status"] == "timeout" and "CpuTimeLimit: stopped after 1 CPU seconds" in row["error"]
+    spec, ds = one_cell("toy-mean")
+    (_, row), = list(LocalExecutor(jobs=1, cpu_time=1).run([spec], lambda name: ds))
+    assert row["status"] == "ok"
