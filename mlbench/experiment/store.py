@@ -16,7 +16,9 @@
 * New metric columns (another protocol writing to the same file) are added by an atomic rewrite
   with the union of the columns; old rows get empty values there.
 * An exclusive ``flock`` on ``<file>.lock`` refuses a second run on the same file; the kernel
-  releases it when the holder dies, so a crashed run never leaves it stuck.
+  releases it when the holder dies, so a crashed run never leaves it stuck.  On Linux a second
+  lock on the file's name (an abstract socket, :func:`_name_lock`) also holds when someone
+  deletes ``<file>.lock`` during a run.
 """
 from __future__ import annotations
 
@@ -32,6 +34,28 @@ from mlbench.experiment.cell import COLUMNS
 from mlbench.experiment.grid import key_of
 
 _LOCK_FDS: set[int] = set()
+
+
+def _name_lock(path):
+    """A lock on the results file's *name* that deleting ``<file>.lock`` cannot lift: a Linux
+    abstract-namespace socket bound to a name derived from the file's real path.  The kernel
+    frees the name when the holder exits, however it dies, so there is no stale lock to clean
+    up.  Returns the bound socket, False when another process holds it, None where abstract
+    sockets do not exist (the flock on ``<file>.lock`` then works alone)."""
+    import hashlib
+    import socket
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return None
+    name = "\0mlbench-results-" + hashlib.sha256(os.path.realpath(path).encode()).hexdigest()[:40]
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.bind(name)
+    except OSError:
+        sock.close()
+        return False
+    return sock
 
 
 def _close_locks_in_child():
@@ -208,15 +232,23 @@ class ResultsStore:
 
     # -- locking --------------------------------------------------------------------------------
     def _lock(self):
+        busy = ConfigError(f"another mlbench run is writing {self.path}; wait for it or use "
+                           "another --out")
+        sock = _name_lock(self.path)
+        if sock is False:
+            raise busy
         fd = os.open(self.path + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             os.close(fd)
-            raise ConfigError(f"another mlbench run is writing {self.path}; wait for it or use "
-                              "another --out") from None
-        self._lock_fd = fd
+            if sock is not None:
+                sock.close()
+            raise busy from None
+        self._lock_fd, self._lock_sock = fd, sock
         _LOCK_FDS.add(fd)
+        if sock is not None:
+            _LOCK_FDS.add(sock.fileno())
 
     def close(self):
         fd = getattr(self, "_lock_fd", None)
@@ -224,6 +256,11 @@ class ResultsStore:
             _LOCK_FDS.discard(fd)
             os.close(fd)
             self._lock_fd = None
+        sock = getattr(self, "_lock_sock", None)
+        if sock is not None:
+            _LOCK_FDS.discard(sock.fileno())
+            sock.close()
+            self._lock_sock = None
 
     def __enter__(self):
         return self
