@@ -213,8 +213,15 @@ class ResultsStore:
         self._lock()
         try:
             self.columns, self.rows = self._read()
+            wanted = list(COLUMNS) + [m for m in metrics if m not in COLUMNS]
+            missing = [c for c in wanted if c not in self.columns]
+            if self.repaired:
+                self._keep_original()
+            if missing or self.repaired:
+                self.columns = list(self.columns) + missing
+                self._rewrite()
         except BaseException:
-            # refused (not a results file): release the lock and leave no trace beside the file
+            # refused (not a results file, cannot write): release the lock, leave no trace
             self.close()
             if not lock_existed:
                 try:
@@ -222,13 +229,6 @@ class ResultsStore:
                 except OSError:
                     pass
             raise
-        wanted = list(COLUMNS) + [m for m in metrics if m not in COLUMNS]
-        missing = [c for c in wanted if c not in self.columns]
-        if self.repaired:
-            self._keep_original()
-        if missing or self.repaired:
-            self.columns = list(self.columns) + missing
-            self._rewrite()
 
     # -- locking --------------------------------------------------------------------------------
     def _lock(self):
@@ -284,16 +284,32 @@ class ResultsStore:
         self.backup = f"{self.path}.bak-{n}"
         shutil.copy2(self.path, self.backup)
 
+    def _write_error(self, exc):
+        """A full disk, a read-only file system, a lost permission: one line, the file as it was."""
+        import errno
+
+        code = errno.errorcode.get(exc.errno, "") if exc.errno else ""
+        return ConfigError(f"cannot write {self.path}: {exc.strerror or exc}"
+                           + (f" ({code})" if code else "") + "; the rows written before are kept: "
+                           "free space or choose another --out, then rerun to resume")
+
     def _rewrite(self):
         tmp = f"{self.path}.tmp{os.getpid()}"
-        with open(tmp, "w", newline="", encoding="utf-8") as fh:
-            w = csv.writer(fh, lineterminator="\n")
-            w.writerow(self.columns)
-            for row in self.rows:
-                w.writerow([_format(row.get(c, "")) for c in self.columns])
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.path)
+        try:
+            with open(tmp, "w", newline="", encoding="utf-8") as fh:
+                w = csv.writer(fh, lineterminator="\n")
+                w.writerow(self.columns)
+                for row in self.rows:
+                    w.writerow([_format(row.get(c, "")) for c in self.columns])
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise self._write_error(exc) from None
 
     # -- the resume logic -------------------------------------------------------------------------------
     def ok_params(self):
@@ -331,12 +347,15 @@ class ResultsStore:
             w.writerow(self.columns)
         w.writerow([_format(row.get(c, "")) for c in self.columns])
         data = buf.getvalue().encode("utf-8")
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
-            written = 0
-            while written < len(data):
-                written += os.write(fd, data[written:])
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                written = 0
+                while written < len(data):
+                    written += os.write(fd, data[written:])
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError as exc:   # a torn line left by a full disk is cut off on resume
+            raise self._write_error(exc) from None
         self.rows.append({c: _format(row.get(c, "")) for c in self.columns})

@@ -105,3 +105,44 @@ def test_deleting_the_lock_file_does_not_let_a_second_run_in(tmp_path):
         holder.kill()
         holder.wait()
     ResultsStore(out, ["macro_f1"]).close()           # the holder died: the lock went with it
+
+
+def test_a_full_disk_or_read_only_directory_is_one_line_and_keeps_the_rows(tmp_path, monkeypatch):
+    import errno
+
+    out = tmp_path / "r.csv"
+    out.write_text(HEADER + row("a"))
+    store = ResultsStore(out, ["macro_f1"])
+    real_write = os.write
+
+    def full(fd, data):
+        real_write(fd, data[:10])             # part of the line, then the disk is full
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "write", full)
+    with pytest.raises(ConfigError, match=r"cannot write .*No space left on device \(ENOSPC\); "
+                                          "the rows written before are kept"):
+        store.append({"dataset": "d", "method": "b", "protocol": "p", "split": "s0", "seed": 0,
+                      "status": "ok", "macro_f1": 0.6})
+    monkeypatch.undo()
+    store.close()
+    header, rows, repaired = read_rows(str(out))
+    assert [r["method"] for r in rows] == ["a"] and repaired == 1     # the torn line is cut
+
+
+
+def test_a_read_only_file_system_is_one_line_and_leaves_the_file(tmp_path, monkeypatch):
+    import errno
+
+    out = tmp_path / "r.csv"
+    out.write_text(HEADER + row("a"))
+
+    def refuse(src, dst):
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    with pytest.raises(ConfigError, match=r"cannot write .*Read-only file system \(EROFS\)"):
+        ResultsStore(out, ["macro_f1", "micro_f1"])          # a new column: an atomic rewrite
+    monkeypatch.undo()
+    assert out.read_text() == HEADER + row("a")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv"]    # no temp file, no lock left
