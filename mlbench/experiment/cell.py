@@ -200,6 +200,26 @@ def _scores(est, X):
     return None
 
 
+#: cores a cell may use for its own parallelism (``n_jobs``), set by the executor in the cell's
+#: process when fewer cells than cores remain at the end of a grid
+CELL_JOBS_ENV = "MLBENCH_CELL_JOBS"
+
+
+def _spare_cores(est, extra):
+    """At a grid's tail the executor gives a cell the idle cores (``MLBENCH_CELL_JOBS``): an
+    estimator with an ``n_jobs`` parameter left at 1 gets them, after its parameters were recorded
+    (so resume still matches).  Only ``n_jobs`` changes: the forests and joblib blocks that use it
+    give the same numbers for any value, and BLAS stays single-threaded."""
+    try:
+        jobs = int(os.environ.get(CELL_JOBS_ENV, "1"))
+    except ValueError:
+        return
+    params = est.get_params(deep=False) if hasattr(est, "get_params") else {}
+    if jobs > 1 and params.get("n_jobs") == 1:
+        est.set_params(n_jobs=jobs)
+        extra["n_jobs"] = jobs
+
+
 def _is_user(spec):
     from mlbench.methods import registry
 
@@ -241,6 +261,7 @@ def _run(spec, dataset, row, extra):
 
     est = make_estimator(spec)
     row["params"] = params_json(est)
+    _spare_cores(est, extra)
     use_valid = split.valid.size > 0 and "validation" in inspect.signature(est.fit).parameters
     if use_valid:
         fit_part = pipe.transform(take_rows(dataset, split.train))

@@ -27,14 +27,15 @@ from collections import deque
 from multiprocessing.connection import wait
 
 from mlbench.errors import ConfigError
-from mlbench.experiment.cell import describe_exception, failure_row, run_cell
+from mlbench.experiment.cell import CELL_JOBS_ENV, describe_exception, failure_row, run_cell
 from mlbench.experiment.supervise import _die_with_parent, _rss, cpu_limit_row, limit_cpu
 
 
 
-def _child(spec, dataset, conn, threads, cpu_time=None):
+def _child(spec, dataset, conn, threads, cpu_time=None, cell_jobs=1):
     _die_with_parent()
     limit_cpu(cpu_time)
+    os.environ[CELL_JOBS_ENV] = str(cell_jobs)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's to handle
     try:
         from threadpoolctl import threadpool_limits
@@ -93,8 +94,10 @@ class LocalExecutor:
                     spec = pending.popleft()
                     dataset = get_dataset(spec.dataset)
                     recv, send = self._ctx.Pipe(duplex=False)
+                    # the grid's tail: fewer cells than cores left, so this cell may use the idle ones
+                    cell_jobs = max(1, self.jobs - len(running) - len(pending))
                     proc = self._ctx.Process(target=_child, args=(spec, dataset, send, self.threads,
-                                                                  self.cpu_time))
+                                                                  self.cpu_time, cell_jobs))
                     proc.start()
                     send.close()
                     running[recv] = (proc, spec, time.monotonic(), dataset.sha256)

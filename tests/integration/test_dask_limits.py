@@ -153,3 +153,45 @@ def test_cpu_time_limit_stops_a_busy_cell_in_both_executors(toys, spin, tmp_path
     spec, ds = one_cell("toy-mean")
     (_, row), = list(LocalExecutor(jobs=1, cpu_time=1).run([spec], lambda name: ds))
     assert row["status"] == "ok"
+
+
+class Threads(t.NoisyMean):
+    """Records the n_jobs it was fitted with."""
+
+    def __init__(self, *, n_jobs=1, noise=0.1, sleep=0.0, random_state=None):
+        super().__init__(noise=noise, sleep=sleep, random_state=random_state)
+        self.n_jobs = n_jobs
+
+    def fit(self, X, Y, validation=None):
+        super().fit(X, Y)
+        self.fit_info_ = {"fitted_with": self.n_jobs}
+        return self
+
+
+def test_the_grid_tail_gives_a_cell_the_idle_cores(toys, tmp_path):
+    """With fewer cells than --jobs left, a cell's n_jobs (left at 1) gets the idle cores; its
+    recorded params do not change (so resume still matches) and n_jobs changes no number."""
+    import json
+
+    registry.register("toy-threads", Threads, family="test", paper="platform")
+    try:
+        spec, ds = one_cell("toy-threads")
+        (_, row), = list(LocalExecutor(jobs=3).run([spec], lambda name: ds))
+        extra = json.loads(row["extra"])
+        assert extra["fitted_with"] == 3 and extra["n_jobs"] == 3
+        assert json.loads(row["params"])["n_jobs"] == 1
+        rows = list(LocalExecutor(jobs=1).run([spec], lambda name: ds))
+        assert json.loads(rows[0][1]["extra"])["fitted_with"] == 1
+        assert rows[0][1]["macro_f1"] == row["macro_f1"]
+    finally:
+        registry._REGISTRY.pop("toy-threads", None)
+
+
+def test_forests_give_the_same_numbers_for_any_n_jobs():
+    from sklearn.datasets import make_multilabel_classification
+
+    X, Y = make_multilabel_classification(n_samples=120, n_features=8, n_classes=4, random_state=0)
+    for name in ("sf", "rf-pct"):
+        a = registry.make(name, random_state=3, n_jobs=1, n_estimators=6).fit(X, Y)
+        b = registry.make(name, random_state=3, n_jobs=2, n_estimators=6).fit(X, Y)
+        np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
