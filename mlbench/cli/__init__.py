@@ -75,8 +75,18 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="mlbench")
-def cli():
+@click.option("--registry", "registries", multiple=True, envvar="MLBENCH_REGISTRY",
+              type=click.Path(dir_okay=False), help="A datasets file of your own (the schema of "
+              "datasets.yaml, every file pinned by sha256), added to the registry (repeatable; env "
+              "MLBENCH_REGISTRY, ':'-separated).")
+def cli(registries):
     """Benchmark multi-label classification methods the way the field's papers do."""
+    from mlbench.data.registry import add_registry_file
+
+    for value in registries:
+        for path in str(value).split(":"):
+            if path:
+                add_registry_file(path)
 
 
 def main(argv=None):

@@ -97,9 +97,45 @@ def _entry(name, d) -> DatasetEntry:
                         drop_features=tuple(d.get("drop_features") or ()))
 
 
+#: datasets files of the user's (``mlbench --registry FILE`` or $MLBENCH_REGISTRY, ':'-separated)
+_USER_FILES: list[str] = []
+
+
+def add_registry_file(path) -> list[str]:
+    """Add a lab's own datasets file (the schema of datasets.yaml) to the registry; its names
+    must not repeat a registered one.  Returns the names it added."""
+    import os
+
+    from mlbench.safety import load_yaml
+
+    path = os.fspath(path)
+    data = load_yaml(path, "datasets file")
+    if not isinstance(data, dict) or not isinstance(data.get("datasets"), dict):
+        raise DataError(f"datasets file {path}: expected a mapping 'datasets: {{NAME: ...}}'")
+    known = {n.lower() for n in registry()}
+    added = {}
+    for name, d in data["datasets"].items():
+        if str(name).lower() in known:
+            raise DataError(f"datasets file {path}: {name!r} is already a registered dataset")
+        if not isinstance(d, dict):
+            raise DataError(f"datasets file {path}: {name}: expected a mapping")
+        for f in d.get("files") or []:
+            if not (isinstance(f, dict) and isinstance(f.get("sha256"), str) and len(f["sha256"]) == 64):
+                raise DataError(f"datasets file {path}: {name}: every file needs its sha256 (a "
+                                f"lab's file is only as good as its pin)")
+        try:
+            added[name] = _entry(name, d)
+        except (KeyError, TypeError) as exc:
+            raise DataError(f"datasets file {path}: {name}: missing or bad field {exc}") from None
+    registry().update(added)
+    _USER_FILES.append(path)
+    return list(added)
+
+
 @lru_cache(maxsize=None)
 def registry() -> dict[str, DatasetEntry]:
-    """name -> DatasetEntry for every dataset of the packaged datasets.yaml."""
+    """name -> DatasetEntry for every dataset of the packaged datasets.yaml (plus those of any
+    file given to :func:`add_registry_file`)."""
     from mlbench.safety import load_yaml
 
     with resources.as_file(resources.files("mlbench").joinpath("datasets.yaml")) as path:

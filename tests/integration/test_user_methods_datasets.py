@@ -283,3 +283,44 @@ def test_datasets_lists_every_dataset_with_its_status(workdir, cli, monkeypatch)
     assert code == 0 and max(len(line) for line in out.splitlines()) <= 100
     code, out, _ = cli(["datasets", "--paper", "hiercost", "--format", "csv"])
     assert "ImCLEF07A" in out and "emotions" not in out
+
+
+def test_a_lab_datasets_file_adds_pinned_datasets(workdir, cli, monkeypatch):
+    import hashlib
+
+    from mlbench.data import registry as reg
+
+    mirror = workdir / "labmirror" / "lab.example.org" / "d"
+    mirror.mkdir(parents=True)
+    sha = {}
+    for name in ("toy.arff", "toy.xml"):
+        (mirror / name).write_bytes((workdir / name).read_bytes())
+        sha[name] = hashlib.sha256((workdir / name).read_bytes()).hexdigest()
+    (workdir / "lab.yaml").write_text(textwrap.dedent(f"""
+        datasets:
+          labtoy:
+            format: mulan
+            domain: lab
+            published: {{instances: 60, features: 3, labels: 2}}
+            files:
+            - {{role: full, url: "https://lab.example.org/d/toy.arff", sha256: {sha['toy.arff']}}}
+            - {{role: labels-xml, url: "https://lab.example.org/d/toy.xml", sha256: {sha['toy.xml']}}}
+    """))
+    monkeypatch.setenv("MLBENCH_MIRROR", str(workdir / "labmirror"))
+    before = dict(reg.registry())
+    try:
+        code, out, err = cli(["--registry", "lab.yaml", "run", "-p", "quick", "-m", "br-lr",
+                              "-d", "labtoy", "-j", "1", "-q", "-o", "r.csv"])
+        assert code == 0, err
+        assert set(pd.read_csv(workdir / "r.csv").dataset) == {"labtoy"}
+    finally:
+        reg.registry().clear()
+        reg.registry().update(before)
+    (workdir / "bad.yaml").write_text("datasets:\n  emotions: {format: mulan, files: []}\n")
+    code, _, err = cli(["--registry", "bad.yaml", "datasets"])
+    assert code == 2 and "'emotions' is already a registered dataset" in err
+    (workdir / "unpinned.yaml").write_text(
+        "datasets:\n  x: {format: mulan, files: [{role: full, url: 'https://h/x.arff'}]}\n")
+    code, _, err = cli(["--registry", "unpinned.yaml", "datasets"])
+    assert code == 2 and "needs its sha256" in err
+    assert set(reg.registry()) == set(before)
