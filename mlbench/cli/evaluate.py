@@ -60,7 +60,9 @@ Example:
 
 
 @click.command(help=HELP)
-@click.option("--truth", required=True, metavar="Y.csv", help="0/1 truth matrix.")
+@click.option("--truth", metavar="Y.csv", help="0/1 truth matrix.")
+@click.option("--saved", metavar="CELL.npz", help="A cell's saved predictions (run --save-predictions) "
+              "to rescore, instead of --truth/--scores/--predictions.")
 @click.option("--scores", metavar="S.csv", help="Score matrix (higher = more relevant).")
 @click.option("--predictions", metavar="P.csv", help="0/1 prediction matrix.")
 @click.option("--joint", metavar="J.csv", help="One column: log P(true label vector | x) per instance.")
@@ -70,12 +72,21 @@ Example:
               help="Measure to compute (repeat, or separate by commas); default: every applicable one.")
 @click.option("--format", "fmt", type=click.Choice(["terminal", "json"]), default="terminal",
               show_default=True)
-def command(truth, scores, predictions, joint, threshold, metrics, fmt):
-    from mlbench.metrics.files import evaluate_files
+def command(truth, saved, scores, predictions, joint, threshold, metrics, fmt):
+    from mlbench.errors import ConfigError
+    from mlbench.metrics.files import evaluate_files, evaluate_saved
 
     names = [name.strip() for item in metrics for name in item.split(",") if name.strip()] or None
-    results, Y = evaluate_files(truth, scores=scores, predictions=predictions, joint=joint,
-                                metrics=names, threshold=threshold)
+    if bool(saved) == bool(truth):
+        raise ConfigError("give --truth Y.csv (with --scores/--predictions) or --saved CELL.npz")
+    if saved:
+        if scores or predictions or joint:
+            raise ConfigError("--saved holds the predictions and scores; drop --scores/--predictions/--joint")
+        results, Y = evaluate_saved(saved, metrics=names, threshold=threshold)
+        truth = saved
+    else:
+        results, Y = evaluate_files(truth, scores=scores, predictions=predictions, joint=joint,
+                                    metrics=names, threshold=threshold)
     if fmt == "json":
         click.echo(json.dumps({name: _json_value(v) for name, v in results.items()}, indent=2))
     else:

@@ -137,3 +137,33 @@ def evaluate_files(truth, scores=None, predictions=None, joint=None, metrics=Non
     results = evaluate(truth_values, predictions=P, scores=S, joint_log_proba=J, measures=metrics,
                        threshold=threshold)
     return results, truth_values
+
+
+def evaluate_saved(path, metrics=None, threshold=0.5):
+    """Measures of a cell's saved predictions (``mlbench run --save-predictions``: an ``.npz``
+    with ``Y_true``, ``predictions`` and, when the method gave them, ``scores`` and
+    ``joint_log_proba``); returns ``(results, Y)``.  Rescoring needs no refit, so a measure added
+    later can be computed on old runs.  Hierarchical measures need the dataset's hierarchy, which
+    the file does not hold: ask for them through a report of the results CSV instead."""
+    import zipfile
+
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+        raise MetricInputError(f"{path}: not a saved-predictions file ({type(exc).__name__}: "
+                               f"{str(exc).splitlines()[0] if str(exc) else ''})") from None
+    if "Y_true" not in arrays or "predictions" not in arrays:
+        raise MetricInputError(f"{path}: not a saved-predictions file (no Y_true / predictions arrays)")
+    Y = np.asarray(arrays["Y_true"])
+    P = np.asarray(arrays["predictions"])
+    if Y.ndim != 2 or P.shape != Y.shape:
+        raise MetricInputError(f"{path}: predictions {P.shape} do not match Y_true {Y.shape}")
+    S = arrays.get("scores")
+    if S is not None and S.shape != Y.shape:
+        raise MetricInputError(f"{path}: scores {S.shape} do not match Y_true {Y.shape}")
+    J = arrays.get("joint_log_proba")
+    Y = Y.astype(np.int8)
+    results = evaluate(Y, predictions=P.astype(np.int8), scores=S, joint_log_proba=J,
+                       measures=metrics, threshold=threshold)
+    return results, Y

@@ -324,3 +324,24 @@ def test_a_lab_datasets_file_adds_pinned_datasets(workdir, cli, monkeypatch):
     code, _, err = cli(["--registry", "unpinned.yaml", "datasets"])
     assert code == 2 and "needs its sha256" in err
     assert set(reg.registry()) == set(before)
+
+
+def test_evaluate_rescores_saved_predictions(workdir, cli):
+    import json
+
+    code, _, err = cli(["run", "-p", "quick", "-m", "br-lr", "-d", "./toy.arff", "--repeats", "1",
+                        "-o", "sv.csv", "-q", "--save-predictions", "-j", "1"])
+    assert code == 0, err
+    row = pd.read_csv(workdir / "sv.csv").iloc[0]
+    (npz,) = (workdir / "sv.csv.predictions").glob("*.npz")
+    code, out, err = cli(["evaluate", "--saved", str(npz), "--metric", "macro_f1,macro_auc",
+                          "--format", "json"])
+    assert code == 0, err
+    got = json.loads(out)
+    assert got["macro_f1"] == pytest.approx(row.macro_f1) and got["macro_auc"] == pytest.approx(row.macro_auc)
+    (workdir / "junk.npz").write_bytes(b"not a zip")
+    for argv, message in [(["evaluate", "--saved", "junk.npz"], "not a saved-predictions file"),
+                          (["evaluate"], "give --truth"),
+                          (["evaluate", "--saved", str(npz), "--scores", "s.csv"], "drop --scores")]:
+        code, _, err = cli(argv)
+        assert code == 2 and message in err and err.count("\n") == 1, err
