@@ -10,7 +10,8 @@ EXPLAINABLE = ("imtsl",)
 @click.argument("method")
 @click.option("--dataset", "-d", required=True, help="Dataset name (see datasets.yaml).")
 @click.option("--out", "-o", type=click.Path(dir_okay=False), default=None,
-              help="PNG heat map of the signed Laplacian; default imtsl-<dataset>-laplacian.png.")
+              help="PNG of the signed label graph and the heat map of its Laplacian; default "
+                   "imtsl-<dataset>-laplacian.png.")
 @click.option("--protocol", "-p", default="imtsl", show_default=True,
               help="Protocol whose preprocessing and I-MTSL parameters are used.")
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="random_state of the fit.")
@@ -21,8 +22,8 @@ EXPLAINABLE = ("imtsl",)
 def command(method, dataset, out, protocol, seed, mirror, data_dir):
     """Fit METHOD on all rows of a dataset and show what it learned.
 
-    For imtsl: the signed Laplacian of the stable label graph as a heat map (PNG) and the list of
-    stable edges with their signs and selection frequencies.
+    For imtsl: the stable label graph drawn as a signed graph beside the heat map of its signed
+    Laplacian (PNG), and the list of stable edges with their signs and selection frequencies.
 
     Example: mlbench explain imtsl --dataset yeast --out yeast-graph.png
     """
@@ -36,7 +37,7 @@ def command(method, dataset, out, protocol, seed, mirror, data_dir):
     path = plot_laplacian(graph, out or f"imtsl-{graph.dataset}-laplacian.png")
     chosen = ", ".join(f"{k} = {graph.params[k]:g}" for k in ("lambda", "gamma") if k in graph.params)
     click.echo(f"{graph.dataset}: {len(graph.labels)} labels, {len(graph.edges)} stable edges "
-               f"(selected in >= pi_thr of {graph.n_subsamples} subsamples; {chosen})")
+               f"(selected in at least {graph.pi_thr:g} of {graph.n_subsamples} subsamples; {chosen})")
     for line in edge_lines(graph):
         click.echo(line)
-    click.echo(f"heat map: {path}")
+    click.echo(f"signed graph and heat map: {path}")

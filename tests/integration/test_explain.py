@@ -1,4 +1,5 @@
-"""``mlbench explain imtsl``: heat map of the signed Laplacian and the list of stable edges."""
+"""``mlbench explain imtsl``: the signed label graph beside the heat map of its Laplacian, and the
+list of stable edges."""
 import numpy as np
 import pytest
 import yaml
@@ -35,7 +36,8 @@ def test_explain_writes_png_and_lists_signed_edges(small_protocol, tmp_path, cli
     assert lines[0].startswith("emotions: 6 labels,") and "lambda = 4" in lines[0]
     edges = lines[1:-1]
     assert edges and all(line.split()[2] in "+-" and 0.8 <= float(line.split()[3]) <= 1 for line in edges)
-    assert lines[-1] == f"heat map: {out}"
+    assert lines[-1] == f"signed graph and heat map: {out}"
+    assert "pi_thr" not in stdout and "selected in at least 0.8 of" in lines[0]
 
 
 def test_explain_graph_matches_the_laplacian(small_protocol):
@@ -55,3 +57,19 @@ def test_explain_graph_matches_the_laplacian(small_protocol):
 def test_explain_bad_input_exits_2(argv, message, cli):
     code, _, err = cli(argv)
     assert code == 2 and message in err and "Traceback" not in err
+
+
+def test_the_signed_graph_draws_positive_and_negative_edges_apart(small_protocol):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    g = explain.explain_imtsl("emotions", protocol=small_protocol, seed=1)
+    g.edges = [(0, 1, 1, 0.9), (2, 3, -1, 0.85)]          # one edge of each sign
+    fig, ax = plt.subplots()
+    explain.draw_graph(g, ax)
+    colours = {tuple(round(x, 3) for x in c.get_edgecolor()[0][:3]) for c in ax.collections[1:]}
+    plt.close(fig)
+    assert "1 positive (solid), 1 negative (dashed)" in ax.get_title()
+    assert len(colours) == 2                                # blue and red

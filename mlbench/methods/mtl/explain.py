@@ -25,6 +25,7 @@ class LabelGraph:
     edges: list
     params: dict
     n_subsamples: int
+    pi_thr: float = 0.8
 
 
 def imtsl_params(protocol):
@@ -53,7 +54,7 @@ def explain_imtsl(dataset_name, protocol="imtsl", seed=0, data_dir=None, mirror=
         edges.append((int(i), int(j), int(E[i, j]), float(freq)))
     edges.sort(key=lambda e: (-e[3], e[0], e[1]))
     return LabelGraph(ds.name, list(ds.label_names), model.laplacian_, edges, dict(model.fit_info_),
-                      int(model.n_subsamples))
+                      int(model.n_subsamples), float(model.pi_thr))
 
 
 def edge_lines(graph):
@@ -65,8 +66,34 @@ def edge_lines(graph):
             for i, j, s, f in graph.edges]
 
 
+def draw_graph(graph, ax):
+    """The stable label graph as a signed graph (networkx): positive edges solid blue, negative
+    edges dashed red, width by selection frequency; labels without a stable edge in grey."""
+    import networkx as nx
+
+    G = nx.Graph()
+    G.add_nodes_from(range(len(graph.labels)))
+    for i, j, sign, freq in graph.edges:
+        G.add_edge(i, j, sign=sign, freq=freq)
+    pos = nx.circular_layout(G) if len(graph.labels) <= 60 else nx.spring_layout(G, seed=0)
+    linked = {k for e in graph.edges for k in e[:2]}
+    nx.draw_networkx_nodes(G, pos, ax=ax, node_size=220,
+                           node_color=["#8ab" if k in linked else "#ddd" for k in G.nodes])
+    for sign, style, colour in ((1, "solid", "#1f5fbf"), (-1, "dashed", "#c0392b")):
+        es = [(i, j) for i, j, d in G.edges(data=True) if d["sign"] == sign]
+        nx.draw_networkx_edges(G, pos, edgelist=es, ax=ax, style=style, edge_color=colour,
+                               width=[0.5 + 2.5 * G[i][j]["freq"] for i, j in es])
+    if len(graph.labels) <= 40:
+        nx.draw_networkx_labels(G, pos, {k: graph.labels[k] for k in G.nodes}, ax=ax, font_size=7)
+    n_pos = sum(1 for e in graph.edges if e[2] > 0)
+    ax.set_title(f"stable label graph: {n_pos} positive (solid), {len(graph.edges) - n_pos} "
+                 f"negative (dashed)", fontsize=9)
+    ax.axis("off")
+
+
 def plot_laplacian(graph, path):
-    """Heat map of Lbar (diverging colours centred at 0; positive diagonal, -sign on edges)."""
+    """The signed label graph (left) beside the heat map of Lbar (right; diverging colours
+    centred at 0, positive diagonal, -sign on edges)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -75,7 +102,8 @@ def plot_laplacian(graph, path):
     L = graph.laplacian
     Q = L.shape[0]
     size = min(12.0, max(5.5, 0.22 * Q + 2.5))
-    fig, ax = plt.subplots(figsize=(size + 1.2, size))
+    fig, (gax, ax) = plt.subplots(1, 2, figsize=(2 * size + 1.2, size))
+    draw_graph(graph, gax)
     vmax = max(1.0, float(np.abs(L).max()))
     im = ax.imshow(L, cmap="RdBu_r", vmin=-vmax, vmax=vmax, interpolation="nearest")
     bar = fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
