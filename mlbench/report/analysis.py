@@ -216,6 +216,32 @@ def analyse(results, *, metrics=None, control=None, protocol_control=None, alpha
     return out
 
 
+def power_notes(n, k, alpha, stats, cd=None):
+    """What a test over ``n`` datasets and ``k`` methods cannot show at level ``alpha``, said
+    before anyone reads its "not significant" as "no difference":
+
+    * Wilcoxon signed-rank (exact, no ties): the smallest two-sided p-value with n pairs is
+      2 / 2^n; against the control with Bonferroni over k - 1 comparisons it must be below
+      alpha / (k - 1) to reject;
+    * Nemenyi: two average ranks differ by at most k - 1, so a critical difference at least that
+      large can never be reached.
+    """
+    out = []
+    m = max(1, k - 1)
+    if "wilcoxon" in stats and n >= 1:
+        smallest = 2.0 / 2.0 ** n
+        if smallest >= alpha / m:
+            need = next(i for i in range(1, 64) if 2.0 / 2.0 ** i < alpha / m)
+            out.append(f"power: with {n} datasets the Wilcoxon test's smallest p-value is "
+                       f"{smallest:.3g}, not below α/{m} = {alpha / m:.3g} (Bonferroni over {m} "
+                       f"comparisons): it cannot reject here; {need} datasets would be needed")
+    if cd is not None and cd >= k - 1 and k > 1:
+        out.append(f"power: the Nemenyi critical difference {cd:.2f} is at least the largest "
+                   f"possible rank difference ({k - 1}): no pair can differ significantly with "
+                   f"{n} datasets")
+    return out
+
+
 def _default_split_test(results, stats, notes):
     """The per-dataset test across splits: the Nadeau & Bengio corrected resampled t-test whenever
     the training sets of the splits overlap (repeated holdout, k-fold: the plain paired t-test then
@@ -278,6 +304,8 @@ def _analyse_metric(results, metric, methods, ctrl, alpha, stats, strict, split_
                 if j != bi:
                     a.bayes[m] = bayesian_signed_rank(block[:, bi], block[:, j], greater, rope=rope,
                                                       n_samples=n_bayes, random_state=seed)
+        a.notes.extend(power_notes(len(complete), len(block_methods), alpha, stats,
+                                   a.nemenyi.cd if a.nemenyi is not None else None))
         rp, rp_mean, rp_std = relative_performance(block, greater)
         a.rp = pd.DataFrame(rp, index=complete, columns=block_methods)
         a.rp_mean = pd.Series(rp_mean, index=block_methods)

@@ -164,3 +164,13 @@ def test_control_without_the_metric_is_reported_not_fatal(tmp_path):
     for style in ("soshf", "mc", "plain"):
         assert build_tables(an, style)
     assert "mean_ranks_vs_control" not in analysis_to_dict(an, "soshf")["metrics"]["cll_loss"]
+
+
+def test_power_notes_say_when_a_test_cannot_reject():
+    from mlbench.report.analysis import power_notes
+
+    notes = power_notes(5, 18, 0.05, ["wilcoxon"])
+    assert len(notes) == 1 and "smallest p-value is 0.0625" in notes[0] and "10 datasets" in notes[0]
+    assert power_notes(12, 3, 0.05, ["wilcoxon"]) == []          # 2/4096 < 0.025
+    assert "no pair can differ" in power_notes(2, 5, 0.05, [], cd=4.3)[0]
+    assert power_notes(20, 5, 0.05, [], cd=1.36) == []
