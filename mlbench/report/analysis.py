@@ -97,6 +97,8 @@ class MetricAnalysis:
     rp: pd.DataFrame = None
     notes: list = field(default_factory=list)
     alpha: float = 0.05
+    control: str = ""             # this metric's control (see choose_control)
+    control_source: str = ""
 
     @property
     def friedman_rejects(self):
@@ -192,7 +194,8 @@ def choose_control(results, metric, requested, protocol_control):
 
 
 def analyse(results, *, metrics=None, control=None, protocol_control=None, alpha=0.05, stats=(),
-            strict_stats=(), split_test=None, rope=DEFAULT_ROPE, seed=0, bayes_samples=50_000):
+            strict_stats=(), split_test=None, rope=DEFAULT_ROPE, seed=0, bayes_samples=50_000,
+            per_metric_control=True):
     """Compute every number of the report.  ``strict_stats``: statistics the user asked for by name;
     when one cannot be computed (too few datasets or splits) it is an error instead of a note."""
     if not 0.0 < alpha < 1.0:
@@ -206,13 +209,20 @@ def analyse(results, *, metrics=None, control=None, protocol_control=None, alpha
                            f"({', '.join(methods)})")
     ctrl, source = choose_control(results, metrics[0], control, protocol_control)
     stats = list(dict.fromkeys(list(stats) + list(strict_stats)))
+    # each metric has its control: the one asked for, else the protocol's, else the best mean
+    # rank on that metric (the best on one metric need not be the best on another)
+    # (a paper's table style shows every metric against one control: per_metric_control=False)
+    controls = {m: (choose_control(results, m, control, protocol_control) if per_metric_control
+                    else (ctrl, source)) for m in metrics}
     notes = list(results.notes)
     if split_test is None:
         split_test = _default_split_test(results, stats, notes)
     out = Analysis(results, [], ctrl, source, alpha, stats, split_test, rope, seed, notes)
     for metric in metrics:
-        out.metrics.append(_analyse_metric(results, metric, methods, ctrl, alpha, stats, strict_stats,
-                                           split_test, rope, seed, bayes_samples))
+        ma = _analyse_metric(results, metric, methods, controls[metric][0], alpha, stats,
+                             strict_stats, split_test, rope, seed, bayes_samples)
+        ma.control, ma.control_source = controls[metric]
+        out.metrics.append(ma)
     return out
 
 

@@ -72,7 +72,8 @@ def make_report(paths, *, metrics=(), stats=(), control=None, alpha=0.05, style=
 
     analysis = analyse(results, metrics=chosen, control=control, protocol_control=defaults.get("control"),
                        alpha=alpha, stats=use, strict_stats=strict_named,
-                       rope=DEFAULT_ROPE if rope is None else rope, seed=seed, bayes_samples=bayes_samples)
+                       rope=DEFAULT_ROPE if rope is None else rope, seed=seed, bayes_samples=bayes_samples,
+                       per_metric_control=style == "plain")
     analysis.notes.extend(extra_notes)
     if style == "hiercost":  # Yang & Liu's tests from saved per-document predictions, when present
         from mlbench.stats.sign_tests import attach_yang_liu
@@ -114,7 +115,7 @@ def write_cd_diagrams(analysis, path, test="nemenyi"):
         k, n = ma.friedman.n_methods, ma.friedman.n_datasets
         cd = critical_difference(k, n, analysis.alpha, test)
         draw(ma.block_methods, ma.friedman.average_ranks, cd, out, test=test,
-             control=ma.block_methods.index(analysis.control) if analysis.control in ma.block_methods
+             control=ma.block_methods.index(ma.control) if ma.control in ma.block_methods
              else None,
              title=f"{ma.display}, {test}, α = {analysis.alpha:g}, N = {n}")
         written.append(out)

@@ -69,7 +69,7 @@ def analysis_to_dict(analysis, style):
                                   for (d, k), r in ma.per_dataset.items()]
         m["win_tie_loss"] = {k: list(v) for k, v in ma.wtl.items()}
         m["markers"] = {k: {"mean_ranks": ma.mean_rank_marker(k), "wilcoxon": ma.wilcoxon_marker(k)}
-                        for k in ma.methods if k != analysis.control}
+                        for k in ma.methods if k != (ma.control or analysis.control)}
         if ma.rp_mean is not None:
             m["rp"] = {"mean": {k: _f(v) for k, v in ma.rp_mean.items()},
                        "std": {k: _f(v) for k, v in ma.rp_std.items()}, "per_dataset": _frame(ma.rp)}

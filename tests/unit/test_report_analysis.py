@@ -174,3 +174,19 @@ def test_power_notes_say_when_a_test_cannot_reject():
     assert power_notes(12, 3, 0.05, ["wilcoxon"]) == []          # 2/4096 < 0.025
     assert "no pair can differ" in power_notes(2, 5, 0.05, [], cd=4.3)[0]
     assert power_notes(20, 5, 0.05, [], cd=1.36) == []
+
+
+def test_each_metric_gets_its_own_control_unless_one_is_given(tmp_path):
+    rows = [dict(dataset=d, method=m, split=f"s{s}", macro_f1=f, hamming_loss=h)
+            for d in ("x", "y") for s in range(3)
+            for m, f, h in (("a", 0.8, 0.30), ("b", 0.6, 0.10), ("c", 0.5, 0.20))]
+    path = tmp_path / "r.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    res = load_results([path])
+    an = analyse(res, metrics=["macro_f1", "hamming_loss"])
+    assert [ma.control for ma in an.metrics] == ["a", "b"]           # best on each
+    assert all("best average rank" in ma.control_source for ma in an.metrics)
+    fixed = analyse(res, metrics=["macro_f1", "hamming_loss"], control="c")
+    assert [ma.control for ma in fixed.metrics] == ["c", "c"]
+    one = analyse(res, metrics=["macro_f1", "hamming_loss"], per_metric_control=False)
+    assert [ma.control for ma in one.metrics] == ["a", "a"]

@@ -25,7 +25,8 @@ def build(analysis):
                      for m in ma.methods]
             mark_best(cells, greater_is_better=False)
             t.rows.append(Row(f"Avg. rank ({len(ma.used_datasets)} datasets)", cells))
-        t.notes.append(f"control: {analysis.control} ({analysis.control_source})")
+        t.notes.append(f"control: {ma.control or analysis.control} "
+                       f"({ma.control_source or analysis.control_source})")
         if ma.friedman is not None:
             t.notes.append(friedman_line(ma))
         t.notes.extend(ma.notes)

@@ -12,6 +12,14 @@ def _num(v, digits=3):
     return Cell(fmt(v, digits), float(v))
 
 
+def _controls(analysis):
+    """The control, or each metric's when they differ."""
+    names = {ma.control or analysis.control for ma in analysis.metrics}
+    if len(names) <= 1:
+        return next(iter(names), analysis.control)
+    return ", ".join(f"{ma.metric}: {ma.control}" for ma in analysis.metrics)
+
+
 def stats_tables(analysis):
     tables = []
     ctrl = analysis.control
@@ -31,15 +39,15 @@ def stats_tables(analysis):
                                           else Cell("—"),
                                           Cell(", ".join(ma.used_datasets))]))
         tables.append(t)
-        t = Table("stats:mean-ranks", f"Mean-ranks post-hoc tests against the control {ctrl}: "
+        t = Table("stats:mean-ranks", f"Mean-ranks post-hoc tests against the control ({_controls(analysis)}): "
                   "z = (R_i - R_control) / sqrt(k(k+1)/6N), two-sided p, Bonferroni and Holm adjusted",
                   ["Method", "mean rank", "z", "p", "p Bonferroni", "p Holm", "Bonferroni-Dunn", "Holm"])
         for ma in analysis.metrics:
             c = ma.vs_control
             if c is None:
                 continue
-            t.rows.append(Row(ctrl, [_num(ma.friedman.average_ranks[c.control])] + [Cell("")] * 6,
-                              group=ma.metric))
+            t.rows.append(Row(ma.control or ctrl, [_num(ma.friedman.average_ranks[c.control])]
+                              + [Cell("")] * 6, group=ma.metric))
             for i, j in enumerate(c.others):
                 t.rows.append(Row(ma.block_methods[j], [
                     _num(ma.friedman.average_ranks[j]), _num(c.z[i]), _p(c.p[i]), _p(c.p_bonferroni[i]),
@@ -48,7 +56,7 @@ def stats_tables(analysis):
         t.notes.append("post-hoc decisions count only when the Friedman test rejects (Demšar 2006)")
         tables.append(_explain_empty(t))
     if "wilcoxon" in analysis.stats:
-        t = Table("stats:wilcoxon", f"Wilcoxon signed-rank tests of the control {ctrl} against each "
+        t = Table("stats:wilcoxon", f"Wilcoxon signed-rank tests of the control ({_controls(analysis)}) against each "
                   "method over datasets (zero differences split, Demšar 2006)",
                   ["Method", "N", "R+ (control better)", "R-", "T", "z", "p", "p Bonferroni", "p Holm"])
         for ma in analysis.metrics:
@@ -65,7 +73,7 @@ def stats_tables(analysis):
         s in analysis.stats for s in ("friedman", "wilcoxon", "bayes"))
     if "ttest" in analysis.stats or "corrected-ttest" in analysis.stats or one_dataset:
         t = Table("stats:per-dataset", f"{analysis.split_test_name} per dataset across splits: "
-                  f"{ctrl} against each method, #win/#tie/#loss at α = {analysis.alpha:g}",
+                  f"{_controls(analysis)} against each method, #win/#tie/#loss at α = {analysis.alpha:g}",
                   ["Method", "#win", "#tie", "#loss", "datasets tested"])
         for ma in analysis.metrics:
             for m, (w, ti, lo) in ma.wtl.items():
@@ -73,7 +81,7 @@ def stats_tables(analysis):
                                       Cell(str(w + ti + lo), w + ti + lo)], group=ma.metric))
         tables.append(t)
     if "bayes" in analysis.stats:
-        t = Table("stats:bayes", f"Bayesian signed-rank test (Benavoli et al. 2017) of {ctrl} against "
+        t = Table("stats:bayes", f"Bayesian signed-rank test (Benavoli et al. 2017) of {_controls(analysis)} against "
                   f"each method: rope = ±{analysis.rope:g}, prior strength 0.5, seed {analysis.seed}",
                   ["Method", "P(control better)", "P(rope)", "P(control worse)"])
         for ma in analysis.metrics:
