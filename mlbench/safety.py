@@ -115,6 +115,19 @@ def _yaml_loader():
     return Loader
 
 
+def read_bounded(path, limit, error):
+    """The bytes of ``path`` if it holds at most ``limit``; else (or unreadable) raise
+    ``error(why)``: a reader never allocates for more than its format can need."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(limit + 1)
+    except OSError as exc:
+        raise error(f"cannot read it ({exc.strerror or exc})") from None
+    if len(raw) > limit:
+        raise error(f"larger than {limit:,} bytes")
+    return raw
+
+
 def load_yaml(path, what="YAML file"):
     """The data of the YAML file ``path``, read defensively: at most ``YAML_MAX_BYTES``, strict
     UTF-8, at most ``YAML_MAX_ALIASES`` aliases and ``YAML_MAX_DEPTH`` levels, no duplicate key.
@@ -122,13 +135,7 @@ def load_yaml(path, what="YAML file"):
     import yaml
 
     path = Path(path)
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(YAML_MAX_BYTES + 1)
-    except OSError as exc:
-        raise ConfigError(f"{what} {path}: cannot read it ({exc.strerror or exc})") from None
-    if len(raw) > YAML_MAX_BYTES:
-        raise ConfigError(f"{what} {path}: larger than {YAML_MAX_BYTES // 2**20} MiB")
+    raw = read_bounded(path, YAML_MAX_BYTES, lambda why: ConfigError(f"{what} {path}: {why}"))
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -27,13 +27,9 @@ def _parse(path):
     Why no DTD: MULAN label files never have one, and refusing ``<!DOCTYPE``/``<!ENTITY``
     closes entity expansion and external-entity attacks without a dependency (defusedxml).
     """
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_BYTES + 1)
-    except OSError as exc:
-        raise DataError(f"{path}:1:1: cannot read the MULAN label XML ({exc.strerror})") from None
-    if len(raw) > MAX_BYTES:
-        raise DataError(f"{path}:1:1: MULAN label XML larger than {MAX_BYTES} bytes")
+    from mlbench.safety import read_bounded
+
+    raw = read_bounded(path, MAX_BYTES, lambda why: DataError(f"{path}:1:1: MULAN label XML: {why}"))
     k = raw.find(b"<!")
     while k >= 0 and raw.startswith(b"<!--", k):
         k = raw.find(b"<!", k + 4)
