@@ -123,7 +123,7 @@ def load_dataset(name: str, data_dir=None, mirror=None, *, refresh: bool = False
     from mlbench.data.user import is_user_dataset, load_user_dataset
 
     if is_user_dataset(name):
-        return load_user_dataset(name)
+        return load_user_dataset(name, data_dir)
     root = fetch.data_dir(data_dir)
     entry = get_entry(name)
     expected = fetch.combined_sha256(entry) if entry.pinned else None

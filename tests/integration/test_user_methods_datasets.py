@@ -84,6 +84,7 @@ def workdir(tmp_path, monkeypatch):
     monkeypatch.setenv("MLBENCH_DATA", str(tmp_path / "data"))
     yield tmp_path
     registry._USER.clear()
+    sys.modules.pop("my_methods", None)          # imported by name in some tests
 
 
 def test_the_walkthrough_run_report_and_friedman(workdir, cli):
@@ -345,3 +346,21 @@ def test_evaluate_rescores_saved_predictions(workdir, cli):
                           (["evaluate", "--saved", str(npz), "--scores", "s.csv"], "drop --scores")]:
         code, _, err = cli(argv)
         assert code == 2 and message in err and err.count("\n") == 1, err
+
+
+def test_a_user_dataset_is_cached_by_the_hash_of_its_files(workdir):
+    from mlbench.data import load_dataset
+
+    first = load_dataset("./toy.arff")
+    cached = sorted(p.name for p in (workdir / "data").glob("user-toy-*.npz"))
+    assert len(cached) == 1
+    again = load_dataset("./toy.arff")
+    assert (again.name, again.sha256) == (first.name, first.sha256)
+    np.testing.assert_array_equal(again.Y, first.Y)
+    lines = (workdir / "toy.arff").read_text().splitlines()
+    lines[-1] = lines[-1][:-3] + "1,1"            # the file changes: a new key, a new parse
+    (workdir / "toy.arff").write_text("\n".join(lines) + "\n")
+    changed = load_dataset("./toy.arff")
+    assert changed.sha256 != first.sha256 and changed.Y[-1].tolist() == [1, 1]
+    assert len(list((workdir / "data").glob("user-toy-*.npz"))) == 2
+    assert load_dataset("toy.arff@2").sha256 != ""         # another label rule: its own key
