@@ -7,7 +7,7 @@ import click
 @click.command("plot")
 @click.argument("results", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--kind", "kinds", default="all", show_default=True,
-              help="box, heatmap, pareto, cd or all (comma-separated).")
+              help="box, heatmap, pareto, cd, bayes or all (comma-separated).")
 @click.option("--metric", "metrics", multiple=True, help="Metrics (comma-separated or repeated; default: all).")
 @click.option("--out", "-o", "out_dir", default="plots", show_default=True, type=click.Path(file_okay=False),
               help="Folder for the pictures (KIND-METRIC.png).")

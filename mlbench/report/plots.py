@@ -6,7 +6,11 @@
 * ``pareto``: each method's mean score against its mean fit time (log scale), the Pareto front
   (no other method is both better and faster) joined and labelled;
 * ``cd``: the critical-difference diagram (:mod:`mlbench.report.cd_diagram`), when two or more
-  datasets have results for every method.
+  datasets have results for every method;
+* ``bayes``: for the control against each other method, the posterior of the Bayesian signed-rank
+  test (:mod:`mlbench.stats.bayes`) drawn on the probability simplex as baycomp draws it: each
+  sample a point, the corners "control better", "practically equivalent" (rope) and "other
+  better", the regions where each is the most probable divided by the lines through the centre.
 
 :func:`plot` writes ``KIND-METRIC.EXT`` files into a folder and returns their paths.
 """
@@ -18,7 +22,7 @@ import numpy as np
 
 from mlbench.errors import ConfigError
 
-KINDS = ("box", "heatmap", "pareto", "cd")
+KINDS = ("box", "heatmap", "pareto", "cd", "bayes")
 
 
 def _plt():
@@ -132,6 +136,53 @@ def pareto(results, metric, path):
     return [results.methods[i] for i in pts]
 
 
+def bayes(results, metric, path, control=None, rope=0.01, n_samples=3000, seed=0):
+    """The posterior simplex of the control against each other method (at most 9)."""
+    from mlbench.report.analysis import choose_control
+    from mlbench.report.results import metric_info
+    from mlbench.stats.bayes import posterior_samples
+
+    plt = _plt()
+    greater, _ = metric_info(metric)
+    mean = results.cells(metric)["mean"].unstack("method").reindex(
+        index=results.datasets, columns=results.methods).dropna()
+    if len(mean) < 2:
+        raise ConfigError(f"a Bayesian plot needs two datasets with results for every method "
+                          f"({len(mean)} on {metric})")
+    ctrl = control or choose_control(results, metric, None, None)[0]
+    others = [m for m in results.methods if m != ctrl][:9]
+    cols = min(3, len(others))
+    rows = -(-len(others) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.4 * cols, 3.2 * rows), squeeze=False)
+    corners = np.array([[0.0, 0.0], [0.5, np.sqrt(3) / 2], [1.0, 0.0]])
+    for ax, m in zip(axes.ravel(), others):
+        theta = posterior_samples(mean[ctrl].to_numpy(), mean[m].to_numpy(), greater, rope,
+                                  n_samples=n_samples, random_state=seed)
+        xy = theta @ corners                       # barycentric -> plane
+        ax.plot(*np.vstack([corners, corners[:1]]).T, color="0.3", lw=0.8)
+        centre = corners.mean(axis=0)
+        for k in range(3):                           # where two probabilities are equal
+            mid = (corners[k] + corners[(k + 1) % 3]) / 2
+            ax.plot([centre[0], mid[0]], [centre[1], mid[1]], color="0.6", lw=0.6)
+        win = np.argmax(theta, axis=1)
+        colours = np.array(["tab:green", "tab:gray", "tab:red"])[win]
+        ax.scatter(xy[:, 0], xy[:, 1], s=2, c=colours, alpha=0.4)
+        p = np.bincount(win, minlength=3) / len(win)
+        for k, (label, pk) in enumerate(zip((f"{ctrl} better", "rope", f"{m} better"), p)):
+            ax.annotate(f"{label}\n{pk:.2f}", corners[k], fontsize=6, ha="center",
+                        xytext=(0, -14 if k != 1 else 6), textcoords="offset points")
+        ax.set_title(f"{ctrl} vs {m}", fontsize=8, pad=18)
+        ax.set_aspect("equal")
+        ax.axis("off")
+    for ax in axes.ravel()[len(others):]:
+        ax.axis("off")
+    fig.suptitle(f"Bayesian signed-rank posterior on {metric} (rope {rope:g}, {len(mean)} datasets)",
+                 fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
 def plot(paths, kinds=("all",), metrics=None, out_dir=".", fmt="png", protocol=None):
     """Write the ``kinds`` of pictures for each metric into ``out_dir``; return the file paths."""
     from mlbench.report.build import make_report
@@ -157,6 +208,8 @@ def plot(paths, kinds=("all",), metrics=None, out_dir=".", fmt="png", protocol=N
                 _, _, done = make_report(paths, metrics=(metric,), cd_diagram=path, protocol=protocol)
                 written += done
                 continue
-            {"box": box, "heatmap": heatmap, "pareto": pareto}[kind](results, metric, path)
+            if kind == "bayes" and len(results.datasets) < 2:
+                continue                          # as the CD diagram: nothing over one dataset
+            {"box": box, "heatmap": heatmap, "pareto": pareto, "bayes": bayes}[kind](results, metric, path)
             written.append(path)
     return written

@@ -43,9 +43,10 @@ class BayesResult:
     seed: object
 
 
-def bayesian_signed_rank(control, other, greater_is_better=True, rope=DEFAULT_ROPE,
-                         prior_strength=DEFAULT_PRIOR, n_samples=DEFAULT_SAMPLES, random_state=0):
-    """The Bayesian signed-rank test of ``control`` against ``other`` (paired over datasets)."""
+def posterior_samples(control, other, greater_is_better=True, rope=DEFAULT_ROPE,
+                      prior_strength=DEFAULT_PRIOR, n_samples=DEFAULT_SAMPLES, random_state=0):
+    """Posterior samples (n_samples, 3) of (theta_right, theta_rope, theta_left): control better,
+    practically equivalent, other better (see the module docstring)."""
     a = np.asarray(control, dtype=float)
     b = np.asarray(other, dtype=float)
     if a.shape != b.shape or a.ndim != 1 or np.isnan(a).any() or np.isnan(b).any():
@@ -63,7 +64,14 @@ def bayesian_signed_rank(control, other, greater_is_better=True, rope=DEFAULT_RO
     theta_right = np.einsum("si,ij,sj->s", w, right, w)
     theta_left = np.einsum("si,ij,sj->s", w, left, w)
     theta_rope = 1.0 - theta_right - theta_left
-    winner = np.argmax(np.stack([theta_right, theta_rope, theta_left]), axis=0)
-    counts = np.bincount(winner, minlength=3) / n_samples
+    return np.column_stack([theta_right, theta_rope, theta_left])
+
+
+def bayesian_signed_rank(control, other, greater_is_better=True, rope=DEFAULT_ROPE,
+                         prior_strength=DEFAULT_PRIOR, n_samples=DEFAULT_SAMPLES, random_state=0):
+    """The Bayesian signed-rank test of ``control`` against ``other`` (paired over datasets)."""
+    theta = posterior_samples(control, other, greater_is_better, rope, prior_strength, n_samples,
+                              random_state)
+    counts = np.bincount(np.argmax(theta, axis=1), minlength=3) / n_samples
     return BayesResult(float(counts[0]), float(counts[1]), float(counts[2]), float(rope),
                        float(prior_strength), int(n_samples), random_state)

@@ -29,7 +29,7 @@ def test_every_kind_for_every_metric(tmp_path, cli, fmt, magic):
     code, text, err = cli(["plot", str(results(tmp_path)), "-o", str(out), "--format", fmt])
     assert code == 0, err
     names = sorted(p.name for p in out.iterdir())
-    assert names == sorted(f"{k}-{m}.{fmt}" for k in ("box", "heatmap", "pareto", "cd")
+    assert names == sorted(f"{k}-{m}.{fmt}" for k in ("box", "heatmap", "pareto", "cd", "bayes")
                            for m in ("hamming_loss", "macro_f1"))
     for p in out.iterdir():
         assert p.read_bytes().startswith(magic) and p.stat().st_size > 1000
@@ -38,3 +38,15 @@ def test_every_kind_for_every_metric(tmp_path, cli, fmt, magic):
 def test_bad_kind_is_one_line(tmp_path, cli):
     code, _, err = cli(["plot", str(results(tmp_path)), "--kind", "pie", "-o", str(tmp_path / "p")])
     assert code == 2 and "unknown plot kind 'pie'" in err and err.count("\n") == 1
+
+
+def test_the_bayes_plot_draws_the_posterior_the_test_reports(tmp_path):
+    """The points' regions give the probabilities bayesian_signed_rank reports (same samples)."""
+    from mlbench.stats.bayes import bayesian_signed_rank, posterior_samples
+
+    a, b = np.array([0.8, 0.7, 0.9, 0.6]), np.array([0.7, 0.69, 0.85, 0.62])
+    theta = posterior_samples(a, b, n_samples=4000, random_state=1)
+    assert theta.shape == (4000, 3) and np.allclose(theta.sum(axis=1), 1.0)
+    r = bayesian_signed_rank(a, b, n_samples=4000, random_state=1)
+    share = np.bincount(theta.argmax(axis=1), minlength=3) / 4000
+    assert tuple(share) == (r.p_control_better, r.p_rope, r.p_control_worse)
