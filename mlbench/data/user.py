@@ -52,55 +52,9 @@ def _entry(name, fmt, files):
                         files=tuple(FileEntry(role, p.resolve().as_uri(), None) for role, p in files))
 
 
-def load_user_dataset(text, data_dir=None):
-    """The :class:`~mlbench.data.dataset.Dataset` a user's path names (see the module docstring),
-    from the content-keyed cache when its files are unchanged."""
-    import dataclasses
-    import hashlib
-
-    from mlbench.data import cache, fetch
-
-    raw, n = _split_count(str(text))
-    files = _files(Path(raw).expanduser(), raw)
-    digest = hashlib.sha256((f"{n}\n" + "\n".join(fetch.sha256_of(p) for p in files)).encode())
-    key = f"user-{_stem(Path(raw).expanduser(), files)}-{digest.hexdigest()[:16]}"
-    root = fetch.data_dir(data_dir)
-    try:
-        ds = cache.load(root, key)          # the key holds the files' hash: no stale parse
-    except DataError:
-        ds = None
-    if ds is None:
-        ds = _parse_user(text)
-        try:
-            cache.save(root, dataclasses.replace(ds, name=key))
-        except OSError:
-            pass                       # a read-only data directory: just do not cache
-        return ds
-    return dataclasses.replace(ds, name=_stem(Path(raw).expanduser(), files))
-
-
-def _files(path, raw):
-    """The data files a user path names (existence checked)."""
-    if not path.exists():
-        raise DataError(f"{raw}: no such file or directory (a dataset path: FILE.arff, FILE.arff@N, "
-                        f"FILE.csv@N or a directory of NAME-train.arff / NAME-test.arff)")
-    if path.is_dir():
-        trains = sorted(path.glob("*-train.arff"))
-        out = trains + [t.with_name(t.name.replace("-train.arff", "-test.arff")) for t in trains]
-        stem = trains[0].name[:-len("-train.arff")] if trains else ""
-        xml = path / f"{stem}.xml"
-    else:
-        out, xml = [path], path.with_suffix(".xml")
-    return [p for p in out if p.is_file()] + ([xml] if xml.is_file() else [])
-
-
-def _stem(path, files):
-    return files[0].name[:-len("-train.arff")] if path.is_dir() and files else path.stem
-
-
-def _parse_user(text):
-    """Parse a user's dataset (no cache)."""
-    from mlbench.data.load import build_dataset
+def _layout(text):
+    """(raw path, N of @N or None, path, name, parts [(role, path)], xml path) of a user's dataset,
+    every file checked to exist and the name to be safe."""
     from mlbench.safety import check_name
 
     raw, n = _split_count(str(text))
@@ -120,7 +74,41 @@ def _parse_user(text):
         parts, xml = [("train", trains[0]), ("test", test)], path / f"{stem}.xml"
     else:
         stem, parts, xml = path.stem, [("full", path)], path.with_suffix(".xml")
-    name = check_name(stem, "dataset name", raw)
+    return raw, n, path, check_name(stem, "dataset name", raw), parts, xml
+
+
+def load_user_dataset(text, data_dir=None):
+    """The :class:`~mlbench.data.dataset.Dataset` a user's path names (see the module docstring),
+    from the cache keyed by the hash of its files and label rule when they are unchanged."""
+    import dataclasses
+    import hashlib
+
+    from mlbench.data import cache, fetch
+
+    raw, n, path, name, parts, xml = _layout(text)
+    files = [p for _, p in parts] + ([xml] if xml.is_file() else [])
+    digest = hashlib.sha256((f"{n}\n" + "\n".join(fetch.sha256_of(p) for p in files)).encode())
+    key = f"user-{name}-{digest.hexdigest()[:16]}"
+    root = fetch.data_dir(data_dir)
+    try:
+        ds = cache.load(root, key)          # the key holds the files' hash: no stale parse
+    except DataError:
+        ds = None
+    if ds is None:
+        ds = _parse_user(text)
+        try:
+            cache.save(root, dataclasses.replace(ds, name=key))
+        except OSError:
+            pass                       # a read-only data directory: just do not cache
+        return ds
+    return dataclasses.replace(ds, name=name)
+
+
+def _parse_user(text):
+    """Parse a user's dataset (no cache)."""
+    from mlbench.data.load import build_dataset
+
+    raw, n, path, name, parts, xml = _layout(text)
     if path.suffix.lower() == ".csv":
         if n is None:
             raise DataError(f"{raw}: a CSV dataset needs its label count: {raw}@N (the last N "
