@@ -33,11 +33,15 @@ class Hog(t.NoisyMean):
         return super().fit(X, Y)
 
 
+def _registered(name, cls):
+    registry.register(name, cls, family="test", paper="platform")
+    yield
+    registry._REGISTRY.pop(name, None)
+
+
 @pytest.fixture
 def hog():
-    registry.register("toy-hog", Hog, family="test", paper="platform")
-    yield
-    registry._REGISTRY.pop("toy-hog", None)
+    yield from _registered("toy-hog", Hog)
 
 
 def one_cell(method):
@@ -136,9 +140,7 @@ class Spin(t.NoisyMean):
 
 @pytest.fixture
 def spin():
-    registry.register("toy-spin", Spin, family="test", paper="platform")
-    yield
-    registry._REGISTRY.pop("toy-spin", None)
+    yield from _registered("toy-spin", Spin)
 
 
 def test_cpu_time_limit_stops_a_busy_cell_in_both_executors(toys, spin, tmp_path):
