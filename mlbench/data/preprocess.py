@@ -369,6 +369,8 @@ def parse_step(spec):
     if isinstance(spec, str):
         name, params = spec, {}
     elif isinstance(spec, dict) and isinstance(spec.get("step"), str):
+        if not all(isinstance(k, str) for k in spec):
+            raise ConfigError(f"preprocessing step {spec['step']!r}: parameter names must be names")
         params = {k: v for k, v in spec.items() if k != "step"}
         name = spec["step"]
     else:
@@ -379,7 +381,10 @@ def parse_step(spec):
         close = difflib.get_close_matches(name, STEPS, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise ConfigError(f"unknown preprocessing step {name!r}{hint}")
-    STEPS[name](**params)  # validates the parameter names
+    try:
+        STEPS[name](**params)  # validates the parameter names and values
+    except TypeError as exc:
+        raise ConfigError(f"preprocessing step {name!r}: {exc}") from None
     return name, params
 
 

@@ -118,23 +118,33 @@ def _str_list(value, key, where):
     return tuple(value)
 
 
+def _names_only(mapping, what, where):
+    """A YAML mapping's keys must be names: ``1: x`` or ``[a]: x`` is one clear error."""
+    bad = [k for k in mapping if not isinstance(k, str)]
+    if bad:
+        raise ConfigError(f"{where}: {what} has a key that is not a name ({str(bad[0])[:40]!r})")
+
+
 def _method_entry(item, where):
     if isinstance(item, str):
         return MethodEntry(item)
     if not isinstance(item, dict) or not isinstance(item.get("name"), str):
         raise ConfigError(f"{where}: a method entry must be a name or {{name: ..., params: ...}}")
+    _names_only(item, f"method {item['name']!r}", where)
     unknown = set(item) - METHOD_KEYS
     if unknown:
         raise ConfigError(f"{where}: method {item['name']!r} has unknown key(s) {', '.join(sorted(unknown))}")
     params = item.get("params") or {}
     if not isinstance(params, dict):
         raise ConfigError(f"{where}: params of method {item['name']!r} must be a mapping")
+    _names_only(params, f"params of method {item['name']!r}", where)
     return MethodEntry(item["name"], dict(params), str(item.get("id") or ""))
 
 
 def _split(value, where):
     if not isinstance(value, dict):
         raise ConfigError(f"{where}: split must be a mapping like {{scheme: holdout, repeats: 8}}")
+    _names_only(value, "split", where)
     unknown = set(value) - SPLIT_KEYS
     if unknown:
         raise ConfigError(f"{where}: unknown split key(s) {', '.join(sorted(unknown))}")
@@ -156,6 +166,7 @@ def parse_protocol(data, where="protocol"):
     """A :class:`Protocol` from the mapping a YAML file holds."""
     if not isinstance(data, dict):
         raise ConfigError(f"{where}: a protocol file must hold a mapping")
+    _names_only(data, "the protocol", where)
     unknown = set(data) - KEYS
     if unknown:
         close = {k: difflib.get_close_matches(k, KEYS, n=1) for k in unknown}
@@ -203,6 +214,8 @@ def parse_protocol(data, where="protocol"):
     measure_from = parse_measure_from(data.get("measure_from"), metrics, labels, where)
     bootstrap = _bootstrap(data.get("bootstrap"), where)
     control = data.get("control")
+    if control is not None and not isinstance(control, str):
+        raise ConfigError(f"{where}: control must be a method name")
     if control is not None and control not in labels and control not in measure_from:
         raise ConfigError(f"{where}: control {control!r} is not one of the protocol's methods")
     return Protocol(

@@ -57,13 +57,17 @@ def _liac(data: bytes):
 
 
 def _unindent_header(data: bytes) -> bytes:
-    """``data`` with the blanks before header keywords removed: liac-arff silently skips a
-    tab-indented ``@attribute`` line (a defect; WEKA and mlbench read it), so the reference is
-    given the same header without the indentation."""
+    """``data`` with the blanks before header keywords removed and tabs after ``@attribute`` made
+    spaces: liac-arff skips a tab-indented ``@attribute`` line and rejects a tab after the keyword
+    (defects; WEKA and mlbench read both), so the reference is given the same header in the form
+    it reads."""
     k = data.lower().find(b"@data")
     if k < 0:
         return data
-    return re.sub(rb"(?m)^[ \t]+@", b"@", data[:k]) + data[k:]
+    head = re.sub(rb"(?m)^[ \t]+@", b"@", data[:k])
+    # likewise a tab between '@attribute' and the name (WEKA and mlbench read it)
+    head = re.sub(rb"(?mi)^(@attribute)\t+", rb"\1 ", head)
+    return head + data[k:]
 
 
 def _compare(ours, ref) -> str | None:
