@@ -96,6 +96,51 @@ def _task(spec, dataset, timeout, max_memory, threads, cpu_time=None):
                           cpu_time=cpu_time)
 
 
+def _user_methods(cells):
+    """name -> MethodSpec of the user methods (``FILE.py:CLASS``, ``MODULE:CLASS``) among
+    ``cells``, their modules marked for pickling by value, so that workers get the classes
+    themselves and need neither the file nor the module; ConfigError when one cannot be pickled."""
+    import pickle
+    import sys
+
+    import cloudpickle
+
+    from mlbench.methods import registry
+
+    out = {}
+    for name in {c.method_name for c in cells}:
+        spec = registry.get(name)
+        if spec.family != "user":
+            continue
+        module = sys.modules.get(spec.cls.__module__)
+        if module is not None and module.__name__.startswith("mlbench_user_"):
+            cloudpickle.register_pickle_by_value(module)
+        try:
+            cloudpickle.dumps(spec)
+        except (pickle.PicklingError, TypeError, AttributeError) as exc:
+            raise ConfigError(f"method {name!r} cannot be sent to Dask workers (it does not pickle: "
+                              f"{type(exc).__name__}: {exc}); run it with the local executor") from None
+        out[name] = spec
+    return out
+
+
+def _user_methods_plugin(specs):
+    """A worker plugin installing the user methods' specs in each worker's registry (also in a
+    worker restarted after a crash)."""
+    import distributed
+
+    class UserMethods(distributed.WorkerPlugin):
+        def __init__(self, specs):
+            self.specs = specs
+
+        def setup(self, worker):
+            from mlbench.methods import registry
+
+            registry._USER.update(self.specs)
+
+    return UserMethods(specs)
+
+
 class DaskExecutor:
     """Cells as Dask tasks; see the module doc.  ``client`` (a ``distributed.Client``) is used as
     is and not closed; otherwise ``address`` or a LocalCluster of ``workers`` processes."""
@@ -141,9 +186,16 @@ class DaskExecutor:
             client = distributed.Client(cluster)
         return client, client, cluster
 
+    def check(self, cells):
+        """Before anything is written: every user method of ``cells`` can be sent to workers."""
+        _user_methods(cells)
+
     def run(self, cells, get_dataset, on_start=lambda spec: None, on_tick=None):
         distributed = _import_distributed()
+        user = _user_methods(cells)
         client, own_client, cluster = self._connect()
+        if user:
+            client.register_plugin(_user_methods_plugin(user), name="mlbench-user-methods")
         scattered = {}
         running = {}  # future -> (spec, attempt)
         relost = {}  # cell key -> times its dataset copy was lost with a dead worker

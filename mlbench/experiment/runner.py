@@ -201,6 +201,8 @@ def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeou
         report.todo = longest_first(report.todo, lambda c: report.costs[c.key])
         report.skipped = len(cells) - len(report.todo)
         return report
+    if hasattr(executor, "check"):      # what the executor must refuse, refused before any write
+        executor.check(cells)
     with ResultsStore(out, protocol.metrics) as store:
         if store.repaired and notice is not None:
             shown = "; ".join(store.problems[:3]) + ("; ..." if len(store.problems) > 3 else "")

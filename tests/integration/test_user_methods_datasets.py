@@ -364,3 +364,28 @@ def test_a_user_dataset_is_cached_by_the_hash_of_its_files(workdir):
     assert changed.sha256 != first.sha256 and changed.Y[-1].tolist() == [1, 1]
     assert len(list((workdir / "data").glob("user-toy-*.npz"))) == 2
     assert load_dataset("toy.arff@2").sha256 != ""         # another label rule: its own key
+
+
+@pytest.mark.slow
+def test_a_user_method_reaches_dask_workers_by_value(workdir, cli):
+    """The workers get the class itself: the file may be gone (or live on another machine)."""
+    pytest.importorskip("distributed")
+    from mlbench.methods import registry as reg
+
+    reg.get("my_methods.py:MyClf")                     # the driver loads it...
+    (workdir / "my_methods.py").rename(workdir / "moved.py")   # ...then the file disappears
+    code, _, err = cli(["run", "-p", "quick", "-m", "my_methods.py:MyClf", "-d", "./toy.arff",
+                        "--executor", "dask", "-j", "2", "-q", "-o", "r.csv"])
+    assert code == 0, err
+    df = pd.read_csv(workdir / "r.csv")
+    assert (df.status == "ok").all() and len(df) == 3
+
+
+def test_a_user_method_that_does_not_pickle_is_one_line_for_dask(workdir, cli):
+    pytest.importorskip("distributed")
+    (workdir / "locked.py").write_text(MY_METHODS.replace(
+        "class NotAnEstimator:", "import threading\n\n\nclass Locked(MyClf):\n    lock = threading.Lock()\n\n\nclass NotAnEstimator:"))
+    code, _, err = cli(["run", "-p", "quick", "-m", "locked.py:Locked", "-d", "./toy.arff",
+                        "--executor", "dask", "-j", "1", "-q", "-o", "r.csv"])
+    assert code == 2 and "cannot be sent to Dask workers" in err and err.count("\n") == 1, err
+    assert not (workdir / "r.csv").exists()
