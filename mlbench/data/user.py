@@ -6,7 +6,8 @@
 * ``path/to/DIR``: a train/test pair ``DIR/NAME-train.arff`` + ``DIR/NAME-test.arff`` (with
   ``DIR/NAME.xml``, or ``@N`` on the directory), concatenated train first (``Dataset.parts``);
 * ``path/to/NAME.csv@N``: a CSV with a header row whose last N columns are 0/1 labels (``@-N``: the
-  first N), every other column numeric.
+  first N), every other column numeric; ``NAME.parquet@N`` the same as a Parquet table (pyarrow,
+  ``pip install mlbench[parquet]``).
 
 The files go through the same readers as the registered datasets (so the same checks and one-line
 errors), the dataset is named NAME (a safe name, as results and split files use it) and its
@@ -25,7 +26,7 @@ from mlbench.data.registry import DatasetEntry, FileEntry
 from mlbench.errors import DataError
 
 _COUNT = re.compile(r"^(?P<path>.+?)@(?P<n>-?\d+)$")
-SUFFIXES = (".arff", ".csv")
+SUFFIXES = (".arff", ".csv", ".parquet")
 
 
 def is_user_dataset(name) -> bool:
@@ -109,9 +110,9 @@ def _parse_user(text):
     from mlbench.data.load import build_dataset
 
     raw, n, path, name, parts, xml = _layout(text)
-    if path.suffix.lower() == ".csv":
+    if path.suffix.lower() in (".csv", ".parquet"):
         if n is None:
-            raise DataError(f"{raw}: a CSV dataset needs its label count: {raw}@N (the last N "
+            raise DataError(f"{raw}: a table dataset needs its label count: {raw}@N (the last N "
                             f"columns) or {raw}@-N (the first N)")
         return _csv_dataset(path, n, name)
     if n is not None:
@@ -156,17 +157,26 @@ def _counted_arff(parts, n, name, raw):
 
 
 def _csv_dataset(path, n, name):
-    """A CSV with a header; the last (first) N columns are 0/1 labels, the others numbers."""
+    """A CSV (with a header) or Parquet table; the last (first) N columns are 0/1 labels, the
+    others numbers."""
     import pandas as pd
 
     from mlbench.data import fetch
     from mlbench.data.dataset import Dataset
 
+    parquet = path.suffix.lower() == ".parquet"
+    if parquet:
+        import importlib.util
+
+        if importlib.util.find_spec("pyarrow") is None:
+            raise DataError(f"{path}: reading Parquet needs pyarrow: pip install 'mlbench[parquet]'")
     try:
-        df = pd.read_csv(path)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
+        df = pd.read_parquet(path) if parquet else pd.read_csv(path)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError,
+            OSError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise DataError(f"{path}: not a readable CSV ({first})") from None
+        raise DataError(f"{path}: not a readable {'Parquet' if parquet else 'CSV'} table "
+                        f"({first[:160]})") from None
     cols = _label_cols(n, df.shape[1], f"{path}@{n}")
     labels = df.iloc[:, cols]
     feats = df.drop(columns=df.columns[cols])

@@ -389,3 +389,17 @@ def test_a_user_method_that_does_not_pickle_is_one_line_for_dask(workdir, cli):
                         "--executor", "dask", "-j", "1", "-q", "-o", "r.csv"])
     assert code == 2 and "cannot be sent to Dask workers" in err and err.count("\n") == 1, err
     assert not (workdir / "r.csv").exists()
+
+
+def test_a_parquet_table_is_a_dataset_too(workdir):
+    pytest.importorskip("pyarrow")
+    from mlbench.data import load_dataset
+
+    frame = pd.DataFrame({"f1": np.arange(12.0), "f2": np.ones(12), "l1": [0, 1] * 6, "l2": [1, 0] * 6})
+    frame.to_parquet(workdir / "t.parquet")
+    ds = load_dataset("t.parquet@2")
+    assert (ds.name, ds.n_features, ds.label_names) == ("t", 2, ["l1", "l2"])
+    np.testing.assert_array_equal(ds.Y[:, 0], frame.l1.to_numpy())
+    (workdir / "bad.parquet").write_bytes(b"PAR1 not really")
+    with pytest.raises(Exception, match="not a readable Parquet table"):
+        load_dataset("bad.parquet@1")
