@@ -133,7 +133,8 @@ def _method_entry(item, where):
     _names_only(item, f"method {item['name']!r}", where)
     unknown = set(item) - METHOD_KEYS
     if unknown:
-        raise ConfigError(f"{where}: method {item['name']!r} has unknown key(s) {', '.join(sorted(unknown))}")
+        raise ConfigError(f"{where}: method {item['name']!r} has unknown key(s) "
+                          f"{', '.join(map(repr, sorted(unknown)))} (known: {', '.join(sorted(METHOD_KEYS))})")
     params = item.get("params") or {}
     if not isinstance(params, dict):
         raise ConfigError(f"{where}: params of method {item['name']!r} must be a mapping")
@@ -147,7 +148,8 @@ def _split(value, where):
     _names_only(value, "split", where)
     unknown = set(value) - SPLIT_KEYS
     if unknown:
-        raise ConfigError(f"{where}: unknown split key(s) {', '.join(sorted(unknown))}")
+        raise ConfigError(f"{where}: unknown split key(s) {', '.join(map(repr, sorted(unknown)))} "
+                          f"(known: {', '.join(sorted(SPLIT_KEYS))})")
     try:
         kw = dict(value)
         for k in ("repeats", "folds"):
@@ -253,4 +255,29 @@ def load_protocol(name_or_path) -> Protocol:
 
     path = _resolve(name_or_path)
     data = load_yaml(path, "protocol file")
-    return dataclasses.replace(parse_protocol(data, where=f"protocol file {path}"), path=str(path))
+    where = f"protocol file {path}"
+    try:
+        proto = parse_protocol(data, where=where)
+    except ConfigError as exc:
+        raise ConfigError(_with_line(str(exc), where, path)) from None
+    return dataclasses.replace(proto, path=str(path))
+
+
+def _with_line(message, where, path):
+    """``message`` with the line of the YAML file it is about: the first line where the name it
+    quotes appears as a key or a list item (the data has no line marks once loaded)."""
+    import re
+
+    quoted = re.findall(r"'([^'\n]{1,80})'", message)
+    if not message.startswith(where + ":") or not quoted:
+        return message
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return message
+    for token in quoted:
+        pat = re.compile(r"(^|[\s{,\[-])" + re.escape(token) + r"(\s*:|\s*[,\]}]|\s*$)")
+        for number, line in enumerate(lines, start=1):
+            if pat.search(line.split("#", 1)[0]):
+                return f"{where}:{number}:{message[len(where) + 1:]}"
+    return message

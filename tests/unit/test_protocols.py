@@ -93,3 +93,21 @@ def test_overrides_and_unknown_metric():
         load_protocol("quick").with_overrides(repeats=0)
     with pytest.raises(ConfigError, match="unknown metric"):
         parse_protocol(_base(metrics=["macro_f2"])).check_names(methods=False)
+
+
+@pytest.mark.parametrize("text, line, phrase", [
+    ("name: p\nsplit: {scheme: holdout}\nmetrics: [macro_f1]\nmetric: []\n", 4, "'metric'"),
+    ("name: p\nsplit: {scheme: holdout, repets: 2}\nmetrics: [macro_f1]\n", 2, "'repets'"),
+    ("name: p\nsplit: {scheme: holdout}\nmetrics: [macro_f1]\nmethods:\n  - br-lr\n"
+     "  - {name: mlknn, prams: {k: 5}}\n", 6, "'prams'"),
+])
+def test_protocol_errors_name_the_line(tmp_path, text, line, phrase):
+    """Issue 19: a user's protocol file gets line-numbered errors."""
+    from mlbench.errors import ConfigError
+    from mlbench.protocols import load_protocol
+
+    path = tmp_path / "p.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load_protocol(str(path))
+    assert f"{path}:{line}:" in str(info.value) and phrase in str(info.value)
