@@ -181,7 +181,7 @@ def test_user_datasets_by_path(workdir, cli):
         assert code == 2 and message in err and err.count("\n") == 1, err
 
 
-def test_a_plugin_package_registers_named_methods(tmp_path, monkeypatch):
+def test_a_plugin_package_registers_named_methods(tmp_path, monkeypatch, cli):
     """An installed distribution with an ``mlbench.methods`` entry point (a throwaway one on
     sys.path, found by importlib.metadata) registers its methods like built-ins."""
     site = tmp_path / "site"
@@ -203,6 +203,14 @@ def test_a_plugin_package_registers_named_methods(tmp_path, monkeypatch):
         spec = registry.get("toy-plugin-br")
         assert spec.paper == "user" and spec.family == "plugin"
         assert "toy-plugin-br" in [s.name for s in registry.all_methods()]
+        monkeypatch.setenv("MLBENCH_DATA", str(tmp_path / "data"))
+        out = tmp_path / "r.csv"
+        code, _, err = cli(["run", "-p", "quick", "-m", "toy-plugin-br,br-lr", "-d", "emotions",
+                            "--repeats", "1", "-j", "1", "-q", "-o", str(out)])
+        assert code == 0, err
+        assert set(pd.read_csv(out).method) == {"toy-plugin-br", "br-lr"}
+        code, text, err = cli(["report", str(out), "--metric", "macro_f1"])
+        assert code == 0 and "toy-plugin-br" in text
     finally:
         registry._REGISTRY.pop("toy-plugin-br", None)
         sys.modules.pop("mlbench_toyplugin", None)
