@@ -35,24 +35,66 @@ def make_method(name: str, random_state: int | None = None, **params):
     return registry.make(name, random_state=random_state, **params)
 
 
-def run(protocol: str = "quick", *, datasets: list[str] | None = None,
-        methods: list[str] | str | None = None, out: str | os.PathLike | None = None, jobs: int = 1,
-        repeats: int | None = None, seed: int | None = None, timeout: float | None = None,
-        executor=None) -> pd.DataFrame:
-    """Run (or resume) a protocol's grid into ``out`` (default ``results/<protocol>.csv``) and
-    return that grid's rows of the results file."""
+def make_executor(kind: str = "local", *, jobs: int = 1, timeout: float | None = None,
+                  cpu_time: float | None = None, max_memory=None, scheduler: str | None = None,
+                  retries: int = 2):
+    """The executor ``mlbench run --executor KIND`` uses: ``"local"`` (forked processes) or
+    ``"dask"`` (``scheduler``'s cluster, else a LocalCluster of ``jobs`` workers); ``max_memory``
+    in bytes or as text such as ``"4GB"``."""
+    from mlbench.errors import ConfigError
+    from mlbench.experiment.supervise import parse_size
+
+    limit = parse_size(max_memory) if isinstance(max_memory, str) else max_memory
+    if kind == "dask":
+        from mlbench.experiment.dask_executor import DaskExecutor
+
+        return DaskExecutor(address=scheduler, workers=jobs, timeout=timeout, max_memory=limit,
+                            retries=retries, cpu_time=cpu_time)
+    if kind == "local":
+        from mlbench.experiment.executors import LocalExecutor
+
+        return LocalExecutor(jobs=jobs, timeout=timeout, max_memory=limit, cpu_time=cpu_time)
+    raise ConfigError(f"unknown executor {kind!r}: local or dask")
+
+
+def run_grid(protocol: str = "quick", *, datasets=None, methods=None, out=None, jobs: int = 1,
+             repeats: int | None = None, seed: int | None = None, executor="local",
+             timeout: float | None = None, cpu_time: float | None = None, max_memory=None,
+             scheduler: str | None = None, retries: int = 2, save_predictions: bool = False,
+             progress=None, notice=None, dry_run: bool = False):
+    """Run (or resume, or with ``dry_run`` only plan) a protocol's grid into ``out``; returns the
+    runner's :class:`~mlbench.experiment.runner.RunReport`.  ``mlbench run`` is this call."""
     from mlbench.experiment.runner import run_experiment
     from mlbench.protocols import load_protocol
 
     proto = load_protocol(protocol).with_overrides(repeats=repeats, seed=seed)
     out = os.fspath(out or os.path.join("results", f"{proto.name}.csv"))
-    report = run_experiment(proto, datasets=datasets, methods=methods, out=out, jobs=jobs,
-                            timeout=timeout, executor=executor)
+    if isinstance(executor, str) and not dry_run:
+        executor = make_executor(executor, jobs=jobs, timeout=timeout, cpu_time=cpu_time,
+                                 max_memory=max_memory, scheduler=scheduler, retries=retries)
+    return run_experiment(proto, datasets=datasets, methods=methods, out=out, jobs=jobs,
+                          timeout=timeout, save_predictions=save_predictions, progress=progress,
+                          executor=None if isinstance(executor, str) else executor,
+                          notice=notice, dry_run=dry_run)
+
+
+def run(protocol: str = "quick", *, datasets: list[str] | None = None,
+        methods: list[str] | str | None = None, out: str | os.PathLike | None = None, jobs: int = 1,
+        repeats: int | None = None, seed: int | None = None, executor="local",
+        timeout: float | None = None, cpu_time: float | None = None, max_memory=None,
+        scheduler: str | None = None, retries: int = 2) -> pd.DataFrame:
+    """Run (or resume) a protocol's grid into ``out`` (default ``results/<protocol>.csv``) with
+    the command line's options and return that grid's rows of the results file."""
+    report = run_grid(protocol, datasets=datasets, methods=methods, out=out, jobs=jobs,
+                      repeats=repeats, seed=seed, executor=executor, timeout=timeout,
+                      cpu_time=cpu_time, max_memory=max_memory, scheduler=scheduler, retries=retries)
+    out = report.out
     df = pd.read_csv(out, dtype={"dataset": str, "method": str, "split": str, "protocol": str})
+    proto_name = report.protocol.name
     keys = {(c.dataset, c.method, c.split) for c in report.cells}
     mask = pd.Series([(d, m, s) in keys for d, m, s in zip(df.dataset, df.method, df.split)],
                      index=df.index)
-    return df[mask & (df.protocol == proto.name)].reset_index(drop=True)
+    return df[mask & (df.protocol == proto_name)].reset_index(drop=True)
 
 
 def build_report(results, *, metrics: list[str] | None = None, stats: list[str] | None = None,
@@ -73,4 +115,5 @@ def build_report(results, *, metrics: list[str] | None = None, stats: list[str] 
     return text
 
 
-__all__ = ["load_dataset", "list_methods", "make_method", "run", "build_report"]
+__all__ = ["load_dataset", "list_methods", "make_method", "run", "run_grid", "make_executor",
+           "build_report"]

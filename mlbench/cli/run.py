@@ -97,44 +97,36 @@ def command(protocol, methods, datasets, repeats, seed, jobs, out, timeout, cpu_
     """
     import os
 
-    from mlbench.experiment.executors import LocalExecutor
+    from mlbench.api import run_grid
     from mlbench.experiment.progress import Progress
-    from mlbench.experiment.runner import run_experiment
-    from mlbench.experiment.supervise import parse_size
     from mlbench.experiment.summary import print_summary
-    from mlbench.protocols import load_protocol
 
-    proto = load_protocol(protocol).with_overrides(repeats=repeats, seed=seed)
-    out = out or os.path.join("results", f"{proto.name}.csv")
     method_names = _names(methods)
     if method_names == ["all"]:
         method_names = "all"
-    limit = parse_size(max_memory)
     if jobs is None:
         jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    options = dict(datasets=_names(datasets), methods=method_names, out=out, jobs=jobs,
+                   repeats=repeats, seed=seed)
     if dry_run:
         from mlbench.experiment.costs import plan_lines
 
-        report = run_experiment(proto, datasets=_names(datasets), methods=method_names, out=out,
-                                jobs=jobs, dry_run=True)
+        report = run_grid(protocol, dry_run=True, **options)
         for name, why in report.skipped_datasets.items():
             click.echo(f"skipped dataset {name}: {why}", err=True)
         click.echo("\n".join(plan_lines(report.todo, report.costs, jobs)))
-        click.echo(f"{report.skipped} cell(s) already done in {out}", err=True)
+        click.echo(f"{report.skipped} cell(s) already done in {report.out}", err=True)
         return
-    if executor == "dask":
-        from mlbench.experiment.dask_executor import DaskExecutor
-
-        runner_exec = DaskExecutor(address=scheduler, workers=jobs, timeout=timeout,
-                                   max_memory=limit, retries=retries, cpu_time=cpu_time)
-    else:
-        runner_exec = LocalExecutor(jobs=jobs, timeout=timeout, max_memory=limit, cpu_time=cpu_time)
     progress = None if quiet else (lambda total, skipped, j: Progress(total, skipped, j))
+    if out is None:                 # the same default as run_grid's, named for the messages below
+        from mlbench.protocols import load_protocol
+
+        out = options["out"] = os.path.join("results", f"{load_protocol(protocol).name}.csv")
     try:
-        report = run_experiment(proto, datasets=_names(datasets), methods=method_names, out=out,
-                                jobs=jobs, timeout=timeout, save_predictions=save_predictions,
-                                progress=progress, executor=runner_exec,
-                                notice=lambda line: click.echo(line, err=True))
+        report = run_grid(protocol, executor=executor, timeout=timeout, cpu_time=cpu_time,
+                          max_memory=max_memory, scheduler=scheduler, retries=retries,
+                          save_predictions=save_predictions, progress=progress,
+                          notice=lambda line: click.echo(line, err=True), **options)
     except KeyboardInterrupt:
         click.echo(f"mlbench: interrupted; finished cells are in {out}; run the same command "
                    "again to resume", err=True)
@@ -145,7 +137,7 @@ def command(protocol, methods, datasets, repeats, seed, jobs, out, timeout, cpu_
         click.echo(f"skipped method(s) not registered yet: {', '.join(report.skipped_methods)}",
                    err=True)
     if not quiet:
-        print_summary(report.rows, proto.metrics)
+        print_summary(report.rows, report.protocol.metrics)
     if report.warned:
         click.echo(f"{report.warned} cell(s) raised warnings; their rows count them in the extra "
                    "column (extra.warnings)", err=True)
@@ -153,7 +145,8 @@ def command(protocol, methods, datasets, repeats, seed, jobs, out, timeout, cpu_
     click.echo(f"{report.ran} cell(s) run, {report.skipped} already done, {failed} failed; "
                f"results in {out}", err=True)
     if not quiet:
-        click.echo(f"next: mlbench report {out}" + (f" --style {proto.style}" if proto.style not in
-                                                    ("plain", "") else "")
+        style = report.protocol.style
+        click.echo(f"next: mlbench report {out}" + (f" --style {style}" if style not in ("plain", "")
+                                                    else "")
                    + (f"   (run the same command again to retry the {failed} failed cell(s))"
                       if failed else ""), err=True)
