@@ -84,12 +84,16 @@ def command(name, family, paper, fmt):
     from mlbench.methods.registry import PAPERS, all_methods
 
     if name:
-        records = [r for r in method_records() if r["name"] == name]
-        if fmt == "json":
-            from mlbench.methods import registry
+        from mlbench.methods import registry
 
-            registry.get(name)                      # an unknown name: a suggestion, exit 2
-            click.echo(json.dumps(records[0] if records else {}, indent=2))
+        spec = registry.get(name)          # an unknown name: a suggestion, exit 2; a user spec: loaded
+        records = [r for r in method_records() if r["name"] == name] or [{
+            "name": spec.name, "family": spec.family, "paper": spec.paper,
+            "description": spec.description,
+            "parameters": json.loads(json.dumps(spec.default_params(), default=repr)),
+            "grid": spec.grid}]
+        if fmt == "json":
+            click.echo(json.dumps(records[0], indent=2))
         else:
             click.echo(_detail(name))
         return

@@ -66,8 +66,18 @@ class MethodSpec:
         return est
 
     def default_params(self):
-        """Every parameter of the estimator this spec builds (class defaults + registered ones)."""
-        return self.make().get_params(deep=False)
+        """Every parameter of the estimator this spec builds (class defaults + registered ones);
+        for a user's class without scikit-learn's ``get_params``, its constructor's defaults."""
+        est = self.make()
+        if hasattr(est, "get_params"):
+            return est.get_params(deep=False)
+        import inspect
+
+        sig = inspect.signature(self.cls)
+        out = {k: p.default for k, p in sig.parameters.items()
+               if p.default is not inspect.Parameter.empty and p.kind is not p.VAR_KEYWORD}
+        out.update(self.params)
+        return out
 
 
 _REGISTRY: dict[str, MethodSpec] = {}

@@ -411,3 +411,11 @@ def test_a_parquet_table_is_a_dataset_too(workdir):
     (workdir / "bad.parquet").write_bytes(b"PAR1 not really")
     with pytest.raises(Exception, match="not a readable Parquet table"):
         load_dataset("bad.parquet@1")
+
+
+def test_methods_shows_a_user_method_page(workdir, cli):
+    code, out, err = cli(["methods", "my_methods.py:MyClf(shrink=0.5)"])
+    assert code == 0, err
+    assert "family user" in out and "shrink = 0.5" in out and "nearest-centroid" not in out
+    code, out, _ = cli(["methods", "my_methods.py:MyClf", "--format", "json"])
+    assert code == 0 and __import__("json").loads(out)["parameters"]["shrink"] == 0.0
