@@ -13,7 +13,9 @@ import click
               help="Folder for the pictures (KIND-METRIC.png).")
 @click.option("--format", "fmt", type=click.Choice(["png", "svg"]), default="png", show_default=True)
 @click.option("--protocol", default=None, help="Use only rows of this protocol.")
-def command(results, kinds, metrics, out_dir, fmt, protocol):
+@click.option("--methods", "-m", default=None, help="Only these methods (comma list or globs, any case).")
+@click.option("--datasets", "-d", default=None, help="Only these datasets (comma list or globs, any case).")
+def command(results, kinds, metrics, out_dir, fmt, protocol, methods, datasets):
     """Draw the results as pictures (matplotlib; no display needed).
 
     Example: mlbench plot results/soshf.csv --kind box,heatmap --metric macro_f1 -o plots/
@@ -22,5 +24,5 @@ def command(results, kinds, metrics, out_dir, fmt, protocol):
 
     names = [m.strip().lower() for v in metrics for m in v.split(",") if m.strip()] or None
     kinds = [k.strip().lower() for k in kinds.split(",") if k.strip()]
-    for path in plot(list(results), kinds, names, out_dir, fmt, protocol):
+    for path in plot(list(results), kinds, names, out_dir, fmt, protocol, methods, datasets):
         click.echo(f"wrote {path}")

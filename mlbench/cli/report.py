@@ -29,10 +29,14 @@ STATS_CHOICES = ("friedman", "wilcoxon", "ttest", "corrected-ttest", "bayes", "a
 @click.option("--protocol", default=None, help="Use only rows of this protocol (when files mix several).")
 @click.option("--rope", default=None, type=float, help="Half-width of the rope of --stats bayes (default 0.01).")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of --stats bayes sampling.")
+@click.option("--methods", "-m", default=None,
+              help="Only these methods: comma-separated names or globs (mldf-*), any case.")
+@click.option("--datasets", "-d", default=None,
+              help="Only these datasets: comma-separated names or globs, any case.")
 @click.option("--width", type=click.IntRange(40, 1000), default=None,
               help="Terminal table width [default: $COLUMNS or the terminal's, else 200].")
 def command(results, metrics, stats, control, alpha, style, fmt, out, cd_diagram, cd_test, protocol, rope,
-            seed, width):
+            seed, methods, datasets, width):
     """Tables and tests from one or more RESULTS CSVs (merged, e.g. one per dataset).
 
     Example: mlbench report results/soshf.csv --style soshf --stats all --format latex --out t.tex
@@ -44,7 +48,8 @@ def command(results, metrics, stats, control, alpha, style, fmt, out, cd_diagram
     colour = fmt == "terminal" and out is None and sys.stdout.isatty()
     text, _, diagrams = make_report(list(results), metrics=metrics, stats=stats, control=control, alpha=alpha,
                                     style=style, fmt=fmt, protocol=protocol, cd_diagram=cd_diagram,
-                                    cd_test=cd_test, rope=rope, seed=seed, colour=colour, width=width)
+                                    cd_test=cd_test, rope=rope, seed=seed, colour=colour, width=width,
+                                    methods=methods, datasets=datasets)
     if out:
         from mlbench.safety import atomic_write_text
 

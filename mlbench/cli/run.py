@@ -81,11 +81,15 @@ def _names(value):
 @click.option("--retries", type=click.IntRange(0, 100), default=2, show_default=True,
               help="Dask: resubmissions of a cell whose worker died, before status lost.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines and no summary table.")
+@click.option("--mirror", default=None, metavar="DIR_OR_URL",
+              help="Dataset mirror (directory or base URL); default $MLBENCH_MIRROR.")
+@click.option("--data-dir", default=None, type=click.Path(file_okay=False),
+              help="Where dataset files and caches go; default $MLBENCH_DATA or the user cache.")
 @click.option("--dry-run", is_flag=True,
               help="Print the cells that would run, estimated core-hours and wall time, and the "
                    "largest cells; run and write nothing.")
 def command(protocol, methods, datasets, repeats, seed, jobs, out, timeout, cpu_time, save_predictions,
-            executor, scheduler, max_memory, retries, quiet, dry_run):
+            executor, scheduler, max_memory, retries, quiet, mirror, data_dir, dry_run):
     """Run the experiment grid (datasets x methods x splits) and append to a results CSV.
 
     A rerun of the same command skips the cells already done, retries failed ones and reruns
@@ -99,6 +103,13 @@ def command(protocol, methods, datasets, repeats, seed, jobs, out, timeout, cpu_
 
     from mlbench.api import run_grid
     from mlbench.experiment.progress import Progress
+
+    # the same options as fetch's; the loader reads them from the environment, as every
+    # executor's workers do
+    if mirror:
+        os.environ["MLBENCH_MIRROR"] = mirror
+    if data_dir:
+        os.environ["MLBENCH_DATA"] = data_dir
     from mlbench.experiment.summary import print_summary
 
     method_names = _names(methods)

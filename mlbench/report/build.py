@@ -36,14 +36,17 @@ def protocol_defaults(name):
 
 def make_report(paths, *, metrics=(), stats=(), control=None, alpha=0.05, style=None, fmt="terminal",
                 protocol=None, cd_diagram=None, cd_test="nemenyi", rope=None, seed=0, colour=False,
-                bayes_samples=50_000, width=None):
+                bayes_samples=50_000, width=None, methods=None, datasets=None):
     """Return ``(text, analysis, diagram_paths)`` for the given results files and options."""
     if fmt not in FORMATS:
         raise ConfigError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
     if style is not None and style not in STYLES:
         build_tables(None, style)  # raises the one-line error with a suggestion
     strict, _ = normalize_stats(stats, strict=True)
-    results = load_results(paths, metrics=list(metrics) or None, protocol=protocol)
+    from mlbench.report.results import select
+
+    results = select(load_results(paths, metrics=list(metrics) or None, protocol=protocol),
+                     methods, datasets)
     # a protocol's measure_from (MLDF): each measure from the model trained for it, one column
     from mlbench.protocols.measure_from import apply as apply_measure_from
 

@@ -103,6 +103,17 @@ def draw(names, average_ranks, cd, path, *, test="nemenyi", control=None, title=
             weight = "bold" if control is not None and j == control else "normal"
             ax.text(end + (0.05 if side == "left" else -0.05), y, label, ha="right" if side == "left"
                     else "left", va="center", fontsize=9, fontweight=weight, gid=f"label:{names[j]}")
-    fig.savefig(path, bbox_inches="tight", dpi=150)
-    plt.close(fig)
+    save_figure(fig, path, bbox_inches="tight", dpi=150)
     return fig
+
+
+def save_figure(fig, path, **kw):
+    """``fig.savefig(path)`` and close it; an unwritable path is one ConfigError line."""
+    import matplotlib.pyplot as plt
+
+    try:
+        fig.savefig(path, **kw)
+    except OSError as exc:
+        raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
+    finally:
+        plt.close(fig)

@@ -1,9 +1,10 @@
 """A self-contained HTML dashboard of a report: one file, no network.
 
-``mlbench report RESULTS --format html -o report.html`` writes it.  Tabs (a few lines of vanilla
-JavaScript; the page works offline and from ``file://``):
+``mlbench report RESULTS --format html -o report.html`` writes it.  Tabs, sortable tables (a click on
+a header) and a row filter above each table, in a few lines of vanilla JavaScript; the page works
+offline and from ``file://``:
 
-* **Overview**: datasets × methods, each cell's ok / failed / missing splits;
+* **Overview**: methods × datasets, each cell's ok / failed / missing splits;
 * **one tab per metric**: the report's tables for it (sortable by a click on a column header), its
   notes, the CD diagram when two or more datasets allow one, the per-dataset box plots of the split
   scores and the rank heat map;
@@ -40,6 +41,7 @@ tr.group td{font-style:italic;text-align:left;background:#f7f7f7}
 figure{display:inline-block;margin:.5em 1em .5em 0;vertical-align:top}
 figure svg{max-width:100%;height:auto}
 ul.notes{color:#555;font-size:.9em}
+input.filter{display:block;margin:.4em 0;padding:2px 6px;width:16em}
 """
 
 JS = """
@@ -55,6 +57,12 @@ document.querySelectorAll('table.sortable th').forEach(th=>th.addEventListener('
  rows.sort((a,b)=>{const x=key(a.cells[i]),y=key(b.cells[i]);
   return (typeof x===typeof y?(x<y?-1:x>y?1:0):(typeof x==='number'?-1:1))*dir;});
  rows.forEach(r=>body.appendChild(r));}));
+document.querySelectorAll('table.sortable').forEach(table=>{
+ const box=document.createElement('input');box.type='search';box.className='filter';
+ box.placeholder='filter rows';table.parentNode.insertBefore(box,table);
+ box.addEventListener('input',()=>{const q=box.value.toLowerCase();
+  [...table.tBodies[0].rows].forEach(r=>{r.style.display=
+   (!q||r.classList.contains('group')||r.textContent.toLowerCase().includes(q))?'':'none';});});});
 show(document.querySelector('nav button').dataset.tab);
 """
 

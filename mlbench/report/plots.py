@@ -21,6 +21,7 @@ import os
 import numpy as np
 
 from mlbench.errors import ConfigError
+from mlbench.report.cd_diagram import save_figure
 
 KINDS = ("box", "heatmap", "pareto", "cd", "bayes")
 
@@ -62,8 +63,7 @@ def box(results, metric, path):
     for ax in axes.ravel()[len(datasets):]:
         ax.axis("off")
     fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def heatmap(results, metric, path):
@@ -90,8 +90,7 @@ def heatmap(results, metric, path):
     fig.colorbar(im, ax=ax, label=f"rank on {metric} (1 = best)")
     ax.set_title(f"ranks on {metric}; methods by average rank", fontsize=9)
     fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def pareto_front(score, seconds, greater=True):
@@ -131,8 +130,7 @@ def pareto(results, metric, path):
     ax.set_ylabel(f"mean {metric} over datasets and splits")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    save_figure(fig, path)
     return [results.methods[i] for i in pts]
 
 
@@ -179,11 +177,11 @@ def bayes(results, metric, path, control=None, rope=0.01, n_samples=3000, seed=0
     fig.suptitle(f"Bayesian signed-rank posterior on {metric} (rope {rope:g}, {len(mean)} datasets)",
                  fontsize=9)
     fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
-def plot(paths, kinds=("all",), metrics=None, out_dir=".", fmt="png", protocol=None):
+def plot(paths, kinds=("all",), metrics=None, out_dir=".", fmt="png", protocol=None, methods=None,
+         datasets=None):
     """Write the ``kinds`` of pictures for each metric into ``out_dir``; return the file paths."""
     from mlbench.report.build import make_report
     from mlbench.report.results import load_results
@@ -194,7 +192,9 @@ def plot(paths, kinds=("all",), metrics=None, out_dir=".", fmt="png", protocol=N
         raise ConfigError(f"unknown plot kind {bad[0]!r}; choose from {', '.join(KINDS)} or all")
     if fmt not in ("png", "svg"):
         raise ConfigError(f"plot format must be png or svg, got {fmt!r}")
-    results = load_results(paths, metrics=metrics, protocol=protocol)
+    from mlbench.report.results import select
+
+    results = select(load_results(paths, metrics=metrics, protocol=protocol), methods, datasets)
     names = list(metrics or results.metrics)
     try:
         os.makedirs(out_dir, exist_ok=True)
@@ -205,7 +205,8 @@ def plot(paths, kinds=("all",), metrics=None, out_dir=".", fmt="png", protocol=N
         for kind in kinds:
             path = os.path.join(out_dir, f"{kind}-{metric}.{fmt}")
             if kind == "cd":
-                _, _, done = make_report(paths, metrics=(metric,), cd_diagram=path, protocol=protocol)
+                _, _, done = make_report(paths, metrics=(metric,), cd_diagram=path, protocol=protocol,
+                                         methods=methods, datasets=datasets)
                 written += done
                 continue
             if kind == "bayes" and len(results.datasets) < 2:

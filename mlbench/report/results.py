@@ -264,3 +264,39 @@ def load_results(paths, metrics=None, protocol=None):
         failed = failed[~superseded.to_numpy()]
     return Results(ok.reset_index(drop=True), failed.reset_index(drop=True), metric_columns, chosen,
                    [os.fspath(p) for p in paths], notes)
+
+
+def select(results, methods=None, datasets=None):
+    """``results`` restricted to the methods and datasets matching the patterns (comma lists or
+    lists; shell globs such as ``mldf-*``; case-insensitive).  A pattern that matches nothing is
+    an error naming what there is."""
+    import dataclasses
+    import fnmatch
+
+    def chosen(column, patterns, what):
+        if not patterns:
+            return None
+        pats = [p.strip() for v in ([patterns] if isinstance(patterns, str) else patterns)
+                for p in str(v).split(",") if p.strip()]
+        names = list(dict.fromkeys(pd.concat([results.frame[column], results.failures[column]])))
+        keep = set()
+        for pat in pats:
+            hit = [n for n in names if fnmatch.fnmatchcase(str(n).lower(), pat.lower())]
+            if not hit:
+                raise ConfigError(f"--{what} {pat!r} matches no {what[:-1]} of the results "
+                                  f"(there are: {', '.join(map(str, names[:20]))}"
+                                  f"{', ...' if len(names) > 20 else ''})")
+            keep.update(hit)
+        return keep
+
+    m, d = chosen("method", methods, "methods"), chosen("dataset", datasets, "datasets")
+
+    def cut(frame):
+        mask = np.ones(len(frame), dtype=bool)
+        if m is not None:
+            mask &= frame["method"].isin(m).to_numpy()
+        if d is not None:
+            mask &= frame["dataset"].isin(d).to_numpy()
+        return frame[mask]
+
+    return dataclasses.replace(results, frame=cut(results.frame), failures=cut(results.failures))

@@ -50,6 +50,11 @@ window.addEventListener('load', () => setTimeout(() => {
   const col = [...document.querySelectorAll('#costs table.sortable tbody tr')]
     .map(r => parseFloat(r.cells[1].textContent));
   out.sorted = col;
+  const box = document.querySelector('#costs input.filter');
+  box.value = 'slow';
+  box.dispatchEvent(new Event('input'));
+  out.filtered = [...document.querySelectorAll('#costs table.sortable tbody tr')]
+    .filter(r => r.style.display !== 'none').map(r => r.cells[0].textContent);
   const pre = document.createElement('pre');
   pre.id = 'probe';
   pre.textContent = JSON.stringify(out);
@@ -83,3 +88,4 @@ def test_the_page_in_headless_chromium(tmp_path, cli):
         assert tabs[tab]["figures"] == tabs[tab]["drawn"] == 3       # CD, box, heat map
     assert tabs["costs"]["drawn"] == 1
     assert result["sorted"] == sorted(result["sorted"])                # fit seconds ascending
+    assert sorted(result["filtered"]) == ["slow-bad", "slow-good"]      # the row filter

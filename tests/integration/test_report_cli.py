@@ -177,3 +177,24 @@ def test_terminal_tables_fit_the_width_and_show_every_method(tmp_path, cli, widt
             assert name in out or name[:20] in out, name
     code, out, _ = cli(["report", many, "--width", "60"])
     assert max(len(line) for line in out.splitlines()) <= 60 and "(columns" in out
+
+
+def test_method_and_dataset_filters_take_globs_any_case(results, cli, tmp_path):
+    code, out, err = cli(["report", results, "--methods", "ML*,rakel", "--datasets", "Y*",
+                          "--format", "csv"])
+    assert code == 0, err
+    rows = pd.read_csv(__import__("io").StringIO(out))
+    shown = set(rows.row) | set(rows.column)
+    assert "rakel" in shown and "scene" not in shown
+    code, _, err = cli(["report", results, "--methods", "nothing*"])
+    assert code == 2 and "matches no method" in err
+    code, _, err = cli(["report", results, "--cd-diagram", str(tmp_path / "no" / "cd.png")])
+    assert code == 2 and err.startswith("mlbench: error: cannot write") and err.count("\n") == 1
+
+
+def test_run_takes_mirror_and_data_dir(tmp_path, cli, monkeypatch):
+    monkeypatch.delenv("MLBENCH_DATA", raising=False)
+    code, _, err = cli(["run", "-p", "quick", "-m", "br-lr", "-d", "emotions", "--repeats", "1",
+                        "--data-dir", str(tmp_path / "dd"), "-q", "-j", "1", "-o", str(tmp_path / "r.csv")])
+    assert code == 0, err
+    assert (tmp_path / "dd" / "emotions.npz").exists()
