@@ -69,6 +69,9 @@ def run_grid(protocol: str = "quick", *, datasets=None, methods=None, out=None, 
 
     proto = load_protocol(protocol).with_overrides(repeats=repeats, seed=seed)
     out = os.fspath(out or os.path.join("results", f"{proto.name}.csv"))
+    methods = _expand(methods, [e.label for e in proto.methods if e.name != "all"]
+                      + list_methods(), "methods")
+    datasets = _expand(datasets, list(proto.datasets) + _registered_datasets(), "datasets")
     if isinstance(executor, str) and not dry_run:
         executor = make_executor(executor, jobs=jobs, timeout=timeout, cpu_time=cpu_time,
                                  max_memory=max_memory, scheduler=scheduler, retries=retries)
@@ -76,6 +79,35 @@ def run_grid(protocol: str = "quick", *, datasets=None, methods=None, out=None, 
                           timeout=timeout, save_predictions=save_predictions, progress=progress,
                           executor=None if isinstance(executor, str) else executor,
                           notice=notice, dry_run=dry_run)
+
+
+def _registered_datasets():
+    from mlbench.data.registry import registry
+
+    return list(registry())
+
+
+def _expand(names, known, what):
+    """Names with shell globs (``mldf-*``, ``rcv1subset?``) expanded against ``known``,
+    case-insensitively, in ``known``'s order; a plain name takes ``known``'s spelling when it
+    matches one in another case; paths and user specs pass as given."""
+    import fnmatch
+
+    from mlbench.errors import ConfigError
+
+    if names is None or isinstance(names, str):
+        return names
+    lower = {k.lower(): k for k in reversed(list(known))}      # the first spelling wins
+    out = []
+    for name in names:
+        if not any(ch in name for ch in "*?[") or ":" in name or "/" in name:
+            out.append(lower.get(name.lower(), name) if ":" not in name and "/" not in name else name)
+            continue
+        hits = [k for k in dict.fromkeys(known) if fnmatch.fnmatchcase(k.lower(), name.lower())]
+        if not hits:
+            raise ConfigError(f"--{what} {name!r} matches no known name")
+        out += [h for h in hits if h not in out]
+    return out
 
 
 def run(protocol: str = "quick", *, datasets: list[str] | None = None,

@@ -71,3 +71,15 @@ def test_run_command_bad_input_is_one_line_exit_2(toys, toy_loader, tmp_path, cl
         code, _, err = cli(argv)
         assert code == 2 and err.startswith("mlbench: error:") and text in err, (argv, err)
         assert err.count("\n") == 1
+
+
+def test_run_names_take_globs_and_any_case(toys, toy_loader, tmp_path, cli):
+    out = tmp_path / "g.csv"
+    code, _, err = cli(["run", "--protocol", write_protocol(tmp_path), "--methods", "TOY-M*",
+                        "--datasets", "TOY", "-o", str(out), "-q", "-j", "1"])
+    assert code == 0, err
+    df = pd.read_csv(out)
+    assert set(df.method) == {"toy-mean"} and set(df.dataset) == {"toy"}
+    code, _, err = cli(["run", "--protocol", write_protocol(tmp_path), "--methods", "zz*",
+                        "-o", str(out)])
+    assert code == 2 and "matches no known name" in err
