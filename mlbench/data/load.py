@@ -131,5 +131,11 @@ def load_dataset(name: str, data_dir=None, mirror=None, *, refresh: bool = False
     if ds is None:
         paths = fetch.fetch_files(entry, root, fetch.mirror_location(mirror))
         ds = build_dataset(entry, paths)
-        cache.save(root, ds)
+        try:
+            cache.save(root, ds)
+        except OSError as exc:   # a full disk or read-only data dir: the dataset is still good
+            import sys
+
+            print(f"mlbench: note: {entry.name} parsed but not cached in {root} "
+                  f"({exc.strerror or exc})", file=sys.stderr)
     return ds.without_features(entry.drop_features)

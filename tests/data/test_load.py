@@ -331,3 +331,19 @@ def test_image_is_the_boomer_copy_train_then_test(tmp_path, monkeypatch):
     ds = load_dataset("image")
     assert (ds.n_instances, ds.n_features, ds.n_labels) == (2000, 294, 5)
     assert len(ds.parts["train"]) == 1501 and ds.parts["test"][0] == 1501
+
+
+def test_a_cache_that_cannot_be_written_is_a_note_not_an_error(tmp_path, monkeypatch, capsys):
+    import errno
+
+    from mlbench.data import cache
+
+    monkeypatch.setenv("MLBENCH_DATA", str(tmp_path / "data"))
+
+    def full(root, ds):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(cache, "save", full)
+    ds = load_dataset("emotions")
+    assert ds.n_instances == 593
+    assert "emotions parsed but not cached" in capsys.readouterr().err
