@@ -33,6 +33,7 @@ from mlbench.stats import (
     rank_scores,
     relative_performance,
     rp_from_ranks,
+    wilcoxon_signed_rank,
     wilcoxon_vs_control,
 )
 from mlbench.stats.bayes import DEFAULT_ROPE
@@ -91,6 +92,7 @@ class MetricAnalysis:
     wilcoxon: object = None
     bayes: dict = field(default_factory=dict)
     per_dataset: dict = field(default_factory=dict)  # (dataset, method) -> TTestResult
+    per_split_wilcoxon: dict = field(default_factory=dict)  # (dataset, method) -> WilcoxonResult
     wtl: dict = field(default_factory=dict)          # method -> [win, tie, loss] of the control
     rp_mean: pd.Series = None
     rp_std: pd.Series = None
@@ -356,6 +358,11 @@ def _analyse_metric(results, metric, methods, ctrl, alpha, stats, strict, split_
             else:
                 res = paired_ttest(pair[ctrl], pair[m])
             a.per_dataset[(d, m)] = res
+            try:        # the rank test over the same split pairs, beside the t-test
+                a.per_split_wilcoxon[(d, m)] = wilcoxon_signed_rank(
+                    pair[ctrl].to_numpy(), pair[m].to_numpy(), greater)
+            except MlbenchError:
+                pass
             tested += 1
     for j, m in enumerate(methods):
         if j == ci:

@@ -106,6 +106,7 @@ def test_explicit_friedman_on_one_dataset_exits_0_with_per_split_tests(results, 
     assert "friedman compares methods over datasets and needs at least two" in out
     assert "no CD diagram" in out and not cd.exists()
     assert "corrected resampled t-test" in out
+    assert "Wilcoxon signed-rank over the splits" in out and "p (Wilcoxon)" in out
     # without the explicit request the per-dataset tables still print, with a note
     code, out, err = cli(["report", one, "--style", "mc", "--stats", "ttest"])
     assert code == 0, err

@@ -80,6 +80,20 @@ def stats_tables(analysis):
                 t.rows.append(Row(m, [Cell(str(w), w), Cell(str(ti), ti), Cell(str(lo), lo),
                                       Cell(str(w + ti + lo), w + ti + lo)], group=ma.metric))
         tables.append(t)
+    if one_dataset:        # one dataset: show each split-level comparison with both tests
+        t = Table("stats:per-split", f"per-split paired tests of {_controls(analysis)} against each "
+                  f"method: {analysis.split_test_name} and Wilcoxon signed-rank over the splits "
+                  f"(two-sided p)", ["Method", "dataset", "mean difference", "p (t)", "p (Wilcoxon)",
+                                     "splits"])
+        for ma in analysis.metrics:
+            for (d, m), res in ma.per_dataset.items():
+                w = ma.per_split_wilcoxon.get((d, m))
+                t.rows.append(Row(m, [Cell(d), _num(res.mean_difference, 4), _p(res.p),
+                                      _p(w.p) if w is not None else Cell("—"),
+                                      Cell(str(res.n_splits), res.n_splits)], group=ma.metric))
+        t.notes.append("mean difference: control minus method; a Wilcoxon test over n splits cannot "
+                       "give p below 2/2^n")
+        tables.append(t)
     if "bayes" in analysis.stats:
         t = Table("stats:bayes", f"Bayesian signed-rank test (Benavoli et al. 2017) of {_controls(analysis)} against "
                   f"each method: rope = ±{analysis.rope:g}, prior strength 0.5, seed {analysis.seed}",
