@@ -51,9 +51,11 @@ class Table:
 
 
 def fmt(value, digits=4):
-    """A number as tables print it; missing values become an em dash."""
-    if value is None or not np.isfinite(value):
+    """A number as tables print it; missing values become an em dash, infinite ones ∞."""
+    if value is None or np.isnan(value):
         return "—"
+    if np.isinf(value):
+        return "∞" if value > 0 else "-∞"
     return f"{value:.{digits}f}"
 
 

@@ -10,6 +10,12 @@ section 3.2.2):
   ``k - 1`` degrees of freedom (Friedman 1937, 1940);
 * Iman-Davenport statistic ``F_F = (N-1) chi2_F / (N(k-1) - chi2_F)``, F-distributed with ``k - 1``
   and ``(k-1)(N-1)`` degrees of freedom (Iman & Davenport 1980), less conservative than ``chi2_F``.
+* When every dataset ranks the methods in the same order with no ties, ``chi2_F`` reaches its maximum
+  ``N(k-1)``, the denominator of ``F_F`` is 0 and ``F_F`` is infinite: the F approximation says
+  nothing there (it would give p = 0 even for two datasets and two methods). The p-value is then the
+  exact one: under the null hypothesis each dataset's order is uniform over the ``k!`` permutations,
+  and the maximum is reached only when all ``N`` orders coincide, so ``p = (k!)^(1-N)`` (0.5 for
+  N = k = 2).
 
 Scores are compared after rounding to ``TIE_DECIMALS`` decimals so that values equal on paper (for
 example 0.931 and 0.931 computed by different floating-point paths) tie instead of being ordered by
@@ -17,6 +23,7 @@ representation noise.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -74,9 +81,9 @@ def friedman_from_ranks(ranks):
     chi2 = 12.0 * n / (k * (k + 1)) * (np.sum(avg**2) - k * (k + 1) ** 2 / 4.0)
     p_chi2 = float(stats.chi2.sf(chi2, k - 1))
     denom = n * (k - 1) - chi2
-    if denom <= 0:
-        # every dataset ranks the methods identically: F_F is infinite, the p-value 0
-        f, p_f = float("inf"), 0.0
+    if denom <= 1e-9 * n * (k - 1):
+        # every dataset ranks the methods identically: F_F is infinite; the exact p (module docstring)
+        f, p_f = float("inf"), math.exp((1 - n) * math.lgamma(k + 1))
     else:
         f = (n - 1) * chi2 / denom
         p_f = float(stats.f.sf(f, k - 1, (k - 1) * (n - 1)))

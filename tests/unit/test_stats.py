@@ -82,9 +82,20 @@ def test_friedman_chi2_matches_scipy():
     assert res.p_chi2 == pytest.approx(ref.pvalue)
 
 
-def test_friedman_identical_orders_gives_p_zero():
+def test_friedman_identical_orders_give_the_exact_p():
     res = friedman_from_ranks(np.tile([1.0, 2.0, 3.0], (5, 1)))
-    assert res.p_f == 0.0 and np.isinf(res.f)
+    assert np.isinf(res.f) and res.p_f == pytest.approx(6.0 ** -4)
+    two = friedman_from_ranks([[1.0, 2.0], [1.0, 2.0]])   # 2 datasets, 2 methods: p = 1/2, not 0
+    assert two.p_f == pytest.approx(0.5) and not two.rejects(0.05)
+
+
+def test_exact_p_of_identical_orders_matches_enumeration():
+    # all 3!^3 rank assignments of 3 datasets x 3 methods: the share reaching the maximum chi2_F
+    import itertools
+    perms = list(itertools.permutations([1.0, 2.0, 3.0]))
+    chi = [friedman_from_ranks(np.array(rows)).chi2 for rows in itertools.product(perms, repeat=3)]
+    top = max(chi)
+    assert np.mean(np.isclose(chi, top)) == pytest.approx(friedman_from_ranks(np.tile([1.0, 2.0, 3.0], (3, 1))).p_f)
 
 
 def test_friedman_needs_two_datasets():

@@ -18,7 +18,9 @@ def friedman_line(ma):
         return f"Friedman test not computed ({len(ma.used_datasets)} complete datasets)"
     verdict = "rejects" if ma.friedman_rejects else "does not reject"
     return (f"Friedman over {f.n_datasets} datasets and {f.n_methods} methods: χ²_F = {f.chi2:.3f} "
-            f"(p = {f.p_chi2:.4g}), Iman-Davenport F_F = {f.f:.3f} (p = {f.p_f:.4g}), which {verdict} "
+            f"(p = {f.p_chi2:.4g}), Iman-Davenport F_F = {fmt(f.f, 3)} "
+            f"(p = {f.p_f:.4g}{', exact: every dataset ranks the methods alike' if np.isinf(f.f) else ''}), "
+            f"which {verdict} "
             f"equivalence at α = {ma.alpha:g}; CD Nemenyi = {ma.nemenyi.cd:.3f}"
             + (f", CD Bonferroni-Dunn = {ma.vs_control.cd_bonferroni_dunn:.3f}" if ma.vs_control else ""))
 
