@@ -5,6 +5,9 @@ values mlbench returns).  Prints both times (best of --repeat) and the ratio, an
 are identical.  Usage::
 
     MLBENCH_MIRROR=/path/to/mirror python benchmarks/bench_arff.py [--file F.arff] [--repeat 3]
+
+To compare with an earlier implementation, run this same script with ``PYTHONPATH`` pointing at a
+checkout of that commit whose extensions are built (``setup.py build_ext --inplace``).
 """
 import argparse
 import glob
@@ -57,8 +60,8 @@ def main(argv=None):
     same = X.shape == R.shape and np.array_equal(X, R, equal_nan=True)
     print(f"file      {path} ({len(text) / 1e6:.1f} MB, {X.shape[0]} rows x {X.shape[1]} "
           f"attributes, {'sparse' if ours.sparse_rows else 'dense'})")
-    print(f"mlbench   wall {ours_t:.3f} s, CPU {ours_c:.3f} s (best of {args.repeat})")
-    print(f"liac-arff wall {liac_t:.3f} s, CPU {liac_c:.3f} s")
+    print(f"mlbench   wall {ours_t * 1e3:.2f} ms, CPU {ours_c * 1e3:.2f} ms (best of {args.repeat})")
+    print(f"liac-arff wall {liac_t * 1e3:.2f} ms, CPU {liac_c * 1e3:.2f} ms")
     print(f"ratio     {liac_t / ours_t:.1f}x faster (wall), {liac_c / ours_c:.1f}x (CPU); "
           f"identical values: {same}")
     return 0 if same else 1
