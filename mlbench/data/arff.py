@@ -243,7 +243,7 @@ def parse_header(text: bytes, path: str = "<arff>"):
             return relation, attributes, pos, line_no, relation_line
         else:
             raise DataError(f"{path}:{line_no}:1: unexpected header line ({shorten(line)})")
-    raise DataError(f"{path}:{line_no}:1: truncated ARFF: no @data section")
+    raise DataError(f"{path}:{max(line_no, 1)}:1: truncated ARFF: no @data section")
 
 
 def _nominal_table(attributes):

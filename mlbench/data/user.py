@@ -156,12 +156,67 @@ def _counted_arff(parts, n, name, raw):
                    domain="user")
 
 
+def _csv_rows(text):
+    """The header's field count, then (line number, fields) of each non-blank row after it: the
+    rows pandas reads (it skips blank lines too).  Fields of any size (the csv module's default
+    limit of 131,072 characters is lifted while reading)."""
+    import csv
+    import io
+
+    limit = csv.field_size_limit(2**31 - 1)
+    try:
+        reader = csv.reader(io.StringIO(text, newline=""))
+        header = next((r for r in reader if r), [])
+        yield len(header)
+        yield from ((reader.line_num, r) for r in reader if r)
+    finally:
+        csv.field_size_limit(limit)
+
+
+def _csv_where(path, text, row=None, field=0):
+    """``path:line:column`` of field ``field`` of data row ``row`` (0-based, as pandas counts), or
+    of the first row whose field count differs from the header's (row None) with a note saying
+    so; None when there is none.  The column is the field's first character on an unquoted line,
+    else 1."""
+    import csv
+
+    try:
+        rows = _csv_rows(text)
+        width = next(rows)
+        for i, (line, fields) in enumerate(rows):
+            if row is None and len(fields) != width:
+                return f"{path}:{line}:1: {len(fields)} field(s) where the header has {width}"
+            if i == row:
+                col = 1
+                if all('"' not in f and "\n" not in f and "\r" not in f for f in fields):
+                    col = sum(len(f) + 1 for f in fields[:field]) + 1
+                return f"{path}:{line}:{col}"
+    except csv.Error as exc:
+        return f"{path}:1:1: not a readable CSV table ({str(exc)[:160]})"
+    return None
+
+
+def _utf8(path, data):
+    """``data`` decoded as UTF-8, or a DataError naming the line and column of the first bad byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise DataError(f"{path}:{line}:{col}: not UTF-8 (byte 0x{data[exc.start]:02x})") from None
+
+
 def _csv_dataset(path, n, name):
     """A CSV (with a header) or Parquet table; the last (first) N columns are 0/1 labels, the
-    others numbers."""
+    others numbers.  An empty feature cell is a missing value (as ARFF's ``?``; the ``impute``
+    preprocessing step fills it); a CSV row with more or fewer fields than the header, an empty or
+    non-0/1 label, or a feature that is not a number is an error naming its line and value."""
+    import io
+
     import pandas as pd
 
     from mlbench.data import fetch
+    from mlbench.data.arff import shorten
     from mlbench.data.dataset import Dataset
 
     parquet = path.suffix.lower() == ".parquet"
@@ -170,24 +225,40 @@ def _csv_dataset(path, n, name):
 
         if importlib.util.find_spec("pyarrow") is None:
             raise DataError(f"{path}: reading Parquet needs pyarrow: pip install 'mlbench[parquet]'")
+    text = None
+    if not parquet:
+        # the field counts are checked first: given rows longer than its header, pandas would
+        # silently take their first columns as an index
+        text = _utf8(path, path.read_bytes())
+        bad = _csv_where(path, text)
+        if bad:
+            raise DataError(bad)
     try:
-        df = pd.read_parquet(path) if parquet else pd.read_csv(path)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError,
-            OSError) as exc:
+        df = pd.read_parquet(path) if parquet else pd.read_csv(io.StringIO(text), index_col=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, OSError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise DataError(f"{path}: not a readable {'Parquet' if parquet else 'CSV'} table "
-                        f"({first[:160]})") from None
-    cols = _label_cols(n, df.shape[1], f"{path}@{n}")
-    labels = df.iloc[:, cols]
-    feats = df.drop(columns=df.columns[cols])
-    bad = ~labels.isin([0, 1]).all()
+        raise DataError(f"{path}{'' if parquet else ':1:1'}: not a readable "
+                        f"{'Parquet' if parquet else 'CSV'} table ({first[:160]})") from None
+    if len(df) == 0:
+        raise DataError(f"{path}:2:1: the table has no data rows")
+    cols = _label_cols(n, df.shape[1], f"{path}:1:1" if not parquet else f"{path}@{n}")
+    fcols = [k for k in range(df.shape[1]) if k not in cols]
+    labels, feats = df.iloc[:, cols], df.iloc[:, fcols]
+
+    def where(i, j):        # data row i, table column j
+        return (None if parquet else _csv_where(path, text, i, j)) or f"{path}: row {i + 1}"
+
+    bad = ~labels.isin([0, 1]).to_numpy()
     if bad.any():
-        raise DataError(f"{path}: label column {labels.columns[bad.to_numpy()][0]!r} holds values "
-                        f"other than 0 and 1")
+        i, j = map(int, np.argwhere(bad)[0])
+        raise DataError(f"{where(i, cols[j])}: label column {str(labels.columns[j])!r} holds "
+                        f"{shorten(str(labels.iat[i, j]))}; labels must be 0 or 1")
     X = feats.apply(pd.to_numeric, errors="coerce")
-    if (X.isna() & feats.notna()).any().any():
-        col = X.columns[((X.isna() & feats.notna()).any()).to_numpy()][0]
-        raise DataError(f"{path}: feature column {col!r} holds a non-number")
+    bad = (X.isna() & feats.notna()).to_numpy()
+    if bad.any():
+        i, j = map(int, np.argwhere(bad)[0])
+        raise DataError(f"{where(i, fcols[j])}: feature column {str(feats.columns[j])!r} holds "
+                        f"{shorten(str(feats.iat[i, j]))}, not a number")
     return Dataset(name=name, X=np.ascontiguousarray(X.to_numpy(dtype=np.float64)),
                    Y=np.ascontiguousarray(labels.to_numpy(), np.int8),
                    feature_names=[str(c) for c in feats.columns],

@@ -239,6 +239,40 @@ def results_target(data: bytes, tmp: Path):
     return "accepted", ""
 
 
+# pandas' default missing-value markers (read_csv's na_values): an empty feature cell is missing
+_NA = {"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
+       "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"}
+
+
+def user_csv_target(data: bytes, tmp: Path):
+    """A user's CSV dataset (``fuzz.csv@2``), checked against an independent reading of the same
+    bytes with Python's csv module: same rows, labels and feature values (NaN for a missing one)."""
+    import csv
+
+    from mlbench.data.user import _csv_dataset
+
+    path = tmp / "fuzz.csv"
+    path.write_bytes(data)
+    csv.field_size_limit(2**31 - 1)          # the reference reads fields of any size, as ours does
+    try:
+        ds = _csv_dataset(path, 2, "fuzz")
+    except DataError as exc:
+        return _error(exc)
+    rows = [r for r in csv.reader(io.StringIO(data.decode("utf-8"), newline="")) if r]
+    header, rows = rows[0], rows[1:]
+    if len(rows) != ds.X.shape[0] or any(len(r) != len(header) for r in rows):
+        return "invalid", f"{len(rows)} csv rows, {ds.X.shape[0]} read"
+    for i, r in enumerate(rows):
+        try:
+            want = [math.nan if v.strip() in _NA else float(v) for v in r[:-2]]
+            labels = [float(v) for v in r[-2:]]
+        except ValueError as exc:
+            return "invalid", f"row {i + 1}: {str(exc)[:120]}"
+        if labels != ds.Y[i].tolist() or not np.array_equal(np.asarray(want), ds.X[i], equal_nan=True):
+            return "differs", f"row {i + 1}: {r[:6]!r} read as {ds.X[i][:6].tolist()!r}"
+    return "accepted", ""
+
+
 # name -> (target, mutation family, seed files)
 TARGETS = {
     "arff-dense": (arff_target, "arff", ["flags.arff"]),
@@ -250,6 +284,7 @@ TARGETS = {
     "cache": (cache_target, "cache", []),
     "protocol-yaml": (protocol_target, "yaml", ["protocol.yaml"]),
     "results-csv": (results_target, "csv", ["results.csv"]),
+    "user-csv": (user_csv_target, "csv", ["flags.csv"]),
 }
 
 

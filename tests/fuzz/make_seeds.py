@@ -64,6 +64,13 @@ def main():
                  ["name", "dataset", "attributesIndexes", "attributes", "labels"])
     (seeds / "flags.rda").write_bytes(b"RDX2\nX\n" + _i(2) + _i(0x040000) + _i(0x020300)
                                       + _pairlist([("flags", mldr)]))
+    # a user's CSV dataset (read as flags.csv@2): flags' numeric columns, then two 0/1 labels
+    num = [j for j, a in enumerate(flags.attributes) if not a.values]
+    rows = [",".join(names[j] for j in num) + ",red,green"]
+    red, green = names.index("red"), names.index("green")
+    rows += [",".join(f"{flags.X[i, j]:g}" for j in num) + f",{int(flags.X[i, red])},{int(flags.X[i, green])}"
+             for i in range(8)]
+    (seeds / "flags.csv").write_text("\n".join(rows) + "\n")
 
 
 if __name__ == "__main__":

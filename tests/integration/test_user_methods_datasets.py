@@ -181,6 +181,30 @@ def test_user_datasets_by_path(workdir, cli):
         assert code == 2 and message in err and err.count("\n") == 1, err
 
 
+@pytest.mark.parametrize("text, message", [
+    # a header one field short of its rows: pandas alone would take the first column as an index
+    ("f1,l1\n1.5,2,1\n3.5,4,0\n", "bad.csv:2:1: 3 field(s) where the header has 2"),
+    ("f1,f2,l1\n1.5,2,1\n\n3.5,0\n", "bad.csv:4:1: 2 field(s) where the header has 3"),
+    ("f1,f2,l1\n1.5,2,1\n3.5,x,0\n", "bad.csv:3:5: feature column 'f2' holds 'x', not a number"),
+    ("f1,f2,l1\n1.5,2,1\n3.5,4,\n", "bad.csv:3:7: label column 'l1' holds 'nan'; labels must be 0 or 1"),
+    ("f1,f2,l1\n", "bad.csv:2:1: the table has no data rows"),
+])
+def test_a_malformed_csv_dataset_is_one_line_naming_its_line(workdir, cli, text, message):
+    (workdir / "bad.csv").write_text(text)
+    code, _, err = cli(["info", "./bad.csv@1"])
+    assert code == 2 and message in err and err.count("\n") == 1, err
+    assert not list((workdir / "data").glob("user-bad-*"))        # nothing cached
+
+
+def test_a_csv_dataset_keeps_missing_features_and_exact_numbers(workdir):
+    from mlbench.data import load_dataset
+
+    (workdir / "m.csv").write_text("f1,f2,l1\n0.1234567890123456789,,1\n1e-320,4,0\n")
+    d = load_dataset("m.csv@1")
+    assert d.X[0, 0] == float("0.1234567890123456789") and np.isnan(d.X[0, 1])
+    assert d.X[1, 0] == 1e-320 and d.Y.ravel().tolist() == [1, 0]
+
+
 def test_a_plugin_package_registers_named_methods(tmp_path, monkeypatch, cli):
     """An installed distribution with an ``mlbench.methods`` entry point (a throwaway one on
     sys.path, found by importlib.metadata) registers its methods like built-ins."""
