@@ -235,18 +235,18 @@ def _csv_dataset(path, n, name):
             raise DataError(bad)
     try:
         df = pd.read_parquet(path) if parquet else pd.read_csv(io.StringIO(text), index_col=False)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, OSError) as exc:
+    except Exception as exc:  # noqa: BLE001 - pandas and pyarrow raise many types on a corrupt file
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise DataError(f"{path}{'' if parquet else ':1:1'}: not a readable "
-                        f"{'Parquet' if parquet else 'CSV'} table ({first[:160]})") from None
+        raise DataError(f"{path}:1:1: not a readable {'Parquet' if parquet else 'CSV'} table "
+                        f"({first[:160]})") from None
     if len(df) == 0:
         raise DataError(f"{path}:2:1: the table has no data rows")
-    cols = _label_cols(n, df.shape[1], f"{path}:1:1" if not parquet else f"{path}@{n}")
+    cols = _label_cols(n, df.shape[1], f"{path}:1:1")
     fcols = [k for k in range(df.shape[1]) if k not in cols]
     labels, feats = df.iloc[:, cols], df.iloc[:, fcols]
 
-    def where(i, j):        # data row i, table column j
-        return (None if parquet else _csv_where(path, text, i, j)) or f"{path}: row {i + 1}"
+    def where(i, j):        # data row i, table column j (a Parquet file has no lines: its row)
+        return (None if parquet else _csv_where(path, text, i, j)) or f"{path}:1:1: row {i + 1}"
 
     bad = ~labels.isin([0, 1]).to_numpy()
     if bad.any():

@@ -273,6 +273,22 @@ def user_csv_target(data: bytes, tmp: Path):
     return "accepted", ""
 
 
+def user_parquet_target(data: bytes, tmp: Path):
+    """A user's Parquet dataset (``fuzz.parquet@2``, read by pyarrow): a corrupt file is one line,
+    an accepted one a float feature matrix beside 0/1 labels of the same rows."""
+    from mlbench.data.user import _csv_dataset
+
+    path = tmp / "fuzz.parquet"
+    path.write_bytes(data)
+    try:
+        ds = _csv_dataset(path, 2, "fuzz")
+    except DataError as exc:
+        return _error(exc)
+    ok = (ds.X.dtype == np.float64 and ds.X.shape[0] == ds.Y.shape[0] > 0 and ds.Y.shape[1] == 2
+          and np.isin(ds.Y, (0, 1)).all() and len(ds.feature_names) == ds.X.shape[1])
+    return ("accepted", "") if ok else ("invalid", f"X {ds.X.shape} {ds.X.dtype}, Y {ds.Y.shape}")
+
+
 # name -> (target, mutation family, seed files)
 TARGETS = {
     "arff-dense": (arff_target, "arff", ["flags.arff"]),
@@ -285,6 +301,7 @@ TARGETS = {
     "protocol-yaml": (protocol_target, "yaml", ["protocol.yaml"]),
     "results-csv": (results_target, "csv", ["results.csv"]),
     "user-csv": (user_csv_target, "csv", ["flags.csv"]),
+    "user-parquet": (user_parquet_target, "cache", ["flags.parquet"]),
 }
 
 

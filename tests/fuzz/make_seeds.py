@@ -71,6 +71,10 @@ def main():
     rows += [",".join(f"{flags.X[i, j]:g}" for j in num) + f",{int(flags.X[i, red])},{int(flags.X[i, green])}"
              for i in range(8)]
     (seeds / "flags.csv").write_text("\n".join(rows) + "\n")
+    # the same table as Parquet (NAME.parquet@2), uncompressed so that mutations reach the values
+    import pandas as pd
+
+    pd.read_csv(seeds / "flags.csv").to_parquet(seeds / "flags.parquet", compression=None, index=False)
 
 
 if __name__ == "__main__":
