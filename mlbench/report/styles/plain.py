@@ -24,7 +24,8 @@ def build(analysis):
             cells = [Cell(fmt(avg[m], 2), float(avg[m])) if m in avg.index else Cell("—")
                      for m in ma.methods]
             mark_best(cells, greater_is_better=False)
-            t.rows.append(Row(f"Avg. rank ({len(ma.used_datasets)} datasets)", cells))
+            n = len(ma.used_datasets)
+            t.rows.append(Row(f"Avg. rank ({n} dataset{'' if n == 1 else 's'})", cells))
         t.notes.append(f"control: {ma.control or analysis.control} "
                        f"({ma.control_source or analysis.control_source})")
         if ma.friedman is not None:
