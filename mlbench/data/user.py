@@ -242,7 +242,7 @@ def _csv_dataset(path, n, name):
     if len(df) == 0:
         raise DataError(f"{path}:2:1: the table has no data rows")
     cols = _label_cols(n, df.shape[1], f"{path}:1:1")
-    fcols = [k for k in range(df.shape[1]) if k not in cols]
+    fcols = sorted(set(range(df.shape[1])) - set(cols))
     labels, feats = df.iloc[:, cols], df.iloc[:, fcols]
 
     def where(i, j):        # data row i, table column j (a Parquet file has no lines: its row)
