@@ -128,6 +128,17 @@ def read_bounded(path, limit, error):
     return raw
 
 
+def decode_utf8(raw, error):
+    """``raw`` decoded as strict UTF-8; at a bad byte raise ``error(line, column, byte)`` (1-based
+    line and column of that byte)."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise error(line, col, raw[exc.start]) from None
+
+
 def load_yaml(path, what="YAML file"):
     """The data of the YAML file ``path``, read defensively: at most ``YAML_MAX_BYTES``, strict
     UTF-8, at most ``YAML_MAX_ALIASES`` aliases and ``YAML_MAX_DEPTH`` levels, no duplicate key.
@@ -136,11 +147,8 @@ def load_yaml(path, what="YAML file"):
 
     path = Path(path)
     raw = read_bounded(path, YAML_MAX_BYTES, lambda why: ConfigError(f"{what} {path}: {why}"))
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[:exc.start].count(b"\n") + 1
-        raise ConfigError(f"{what} {path}: line {line}: not UTF-8 (byte {raw[exc.start]:#04x})") from None
+    text = decode_utf8(raw, lambda line, col, byte: ConfigError(
+        f"{what} {path}: line {line}: not UTF-8 (byte {byte:#04x})"))
     try:
         return yaml.load(text, Loader=_yaml_loader())  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:

@@ -157,53 +157,46 @@ def _counted_arff(parts, n, name, raw):
 
 
 def _csv_rows(text):
-    """The header's field count, then (line number, fields) of each non-blank row after it: the
-    rows pandas reads (it skips blank lines too).  Fields of any size (the csv module's default
-    limit of 131,072 characters is lifted while reading)."""
+    """(line number, fields) of each non-blank row of a CSV text, the header first: the rows pandas
+    reads (it skips blank lines too).  Fields of any size, as pandas reads them (the csv module's
+    default limit of 131,072 characters is raised, as the results store raises it)."""
     import csv
     import io
 
-    limit = csv.field_size_limit(2**31 - 1)
-    try:
-        reader = csv.reader(io.StringIO(text, newline=""))
-        header = next((r for r in reader if r), [])
-        yield len(header)
-        yield from ((reader.line_num, r) for r in reader if r)
-    finally:
-        csv.field_size_limit(limit)
+    csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))
+    reader = csv.reader(io.StringIO(text, newline=""))
+    return ((reader.line_num, r) for r in reader if r)
 
 
-def _csv_where(path, text, row=None, field=0):
-    """``path:line:column`` of field ``field`` of data row ``row`` (0-based, as pandas counts), or
-    of the first row whose field count differs from the header's (row None) with a note saying
-    so; None when there is none.  The column is the field's first character on an unquoted line,
-    else 1."""
+def _csv_width_error(path, text):
+    """The one-line error for the first row whose field count differs from the header's (or for
+    a text the csv module cannot split), else None."""
     import csv
 
     try:
         rows = _csv_rows(text)
-        width = next(rows)
-        for i, (line, fields) in enumerate(rows):
-            if row is None and len(fields) != width:
-                return f"{path}:{line}:1: {len(fields)} field(s) where the header has {width}"
-            if i == row:
-                col = 1
-                if all('"' not in f and "\n" not in f and "\r" not in f for f in fields):
-                    col = sum(len(f) + 1 for f in fields[:field]) + 1
-                return f"{path}:{line}:{col}"
+        _, header = next(rows, (1, []))
+        for line, fields in rows:
+            if len(fields) != len(header):
+                return f"{path}:{line}:1: {len(fields)} field(s) where the header has {len(header)}"
     except csv.Error as exc:
         return f"{path}:1:1: not a readable CSV table ({str(exc)[:160]})"
     return None
 
 
-def _utf8(path, data):
-    """``data`` decoded as UTF-8, or a DataError naming the line and column of the first bad byte."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise DataError(f"{path}:{line}:{col}: not UTF-8 (byte 0x{data[exc.start]:02x})") from None
+def _csv_position(path, text, row, field):
+    """``path:line:column`` of field ``field`` of data row ``row`` (0-based, as pandas counts) of a
+    text that passed :func:`_csv_width_error`: the column is the field's first character on an
+    unquoted line, else 1."""
+    rows = _csv_rows(text)
+    next(rows, None)                                    # the header
+    for i, (line, fields) in enumerate(rows):
+        if i == row:
+            col = 1
+            if all('"' not in f and "\n" not in f and "\r" not in f for f in fields):
+                col = sum(len(f) + 1 for f in fields[:field]) + 1
+            return f"{path}:{line}:{col}"
+    return f"{path}:1:1: row {row + 1}"
 
 
 def _csv_dataset(path, n, name):
@@ -218,6 +211,7 @@ def _csv_dataset(path, n, name):
     from mlbench.data import fetch
     from mlbench.data.arff import shorten
     from mlbench.data.dataset import Dataset
+    from mlbench.safety import decode_utf8
 
     parquet = path.suffix.lower() == ".parquet"
     if parquet:
@@ -229,8 +223,10 @@ def _csv_dataset(path, n, name):
     if not parquet:
         # the field counts are checked first: given rows longer than its header, pandas would
         # silently take their first columns as an index
-        text = _utf8(path, path.read_bytes())
-        bad = _csv_where(path, text)
+        raw = path.read_bytes()
+        text = decode_utf8(raw, lambda line, col, byte: DataError(
+            f"{path}:{line}:{col}: not UTF-8 (byte 0x{byte:02x})"))
+        bad = _csv_width_error(path, text)
         if bad:
             raise DataError(bad)
     try:
@@ -246,7 +242,7 @@ def _csv_dataset(path, n, name):
     labels, feats = df.iloc[:, cols], df.iloc[:, fcols]
 
     def where(i, j):        # data row i, table column j (a Parquet file has no lines: its row)
-        return (None if parquet else _csv_where(path, text, i, j)) or f"{path}:1:1: row {i + 1}"
+        return f"{path}:1:1: row {i + 1}" if parquet else _csv_position(path, text, i, j)
 
     bad = ~labels.isin([0, 1]).to_numpy()
     if bad.any():
