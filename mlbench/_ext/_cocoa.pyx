@@ -43,28 +43,12 @@ from mlbench._ext._typedefs cimport float32_t, float64_t, intp_t, uint8_t
 
 cnp.import_array()
 
-ctypedef unsigned int uint32_t
+from mlbench._ext._skrand cimport rand_int as _rand_int, uint32_t
 
-# scikit-learn's constants (sklearn/tree/_partitioner.pxd, _tree.pyx, utils/_random.pxd)
+# scikit-learn's constants (sklearn/tree/_partitioner.pxd, _tree.pyx)
 cdef float64_t FEATURE_THRESHOLD = 1e-7
 cdef float64_t EPSILON = np.finfo("double").eps
-cdef uint32_t RAND_R_MAX = 2147483647
-cdef uint32_t DEFAULT_SEED = 1
 cdef intp_t LEAF = -1
-
-
-cdef inline uint32_t _rand_r(uint32_t* seed) noexcept nogil:
-    # scikit-learn's our_rand_r (xorshift); a zero state is replaced by DEFAULT_SEED as there
-    if seed[0] == 0:
-        seed[0] = DEFAULT_SEED
-    seed[0] ^= <uint32_t>(seed[0] << 13)
-    seed[0] ^= <uint32_t>(seed[0] >> 17)
-    seed[0] ^= <uint32_t>(seed[0] << 5)
-    return seed[0] % (<uint32_t>RAND_R_MAX + 1)
-
-
-cdef inline intp_t _rand_int(intp_t low, intp_t high, uint32_t* seed) noexcept nogil:
-    return low + _rand_r(seed) % (high - low)
 
 
 cdef inline float64_t _log2(float64_t x) noexcept nogil:
