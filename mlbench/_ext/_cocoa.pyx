@@ -37,13 +37,13 @@ import numpy as np
 
 cimport numpy as cnp
 from libc.math cimport INFINITY, log as ln
-from libc.string cimport memcpy
 
 from mlbench._ext._typedefs cimport float32_t, float64_t, intp_t, uint8_t
 
 cnp.import_array()
 
-from mlbench._ext._skrand cimport rand_int as _rand_int, uint32_t
+from mlbench._ext._sktree cimport (Draw, draw_constant, draw_finish, draw_keep, draw_more,
+                                   draw_next, draw_start, uint32_t)
 
 # scikit-learn's constants (sklearn/tree/_partitioner.pxd, _tree.pyx)
 cdef float64_t FEATURE_THRESHOLD = 1e-7
@@ -111,15 +111,6 @@ cdef inline float64_t _improvement(intp_t start, intp_t best_pos, intp_t end, fl
         cr[k] = tot[k] - best_cl[k]
     return ((w_node / w_total) * (impurity - (wr / w_node * _entropy(cr, C, wr))
                                   - (wl / w_node * _entropy(best_cl, C, wl))))
-
-
-cdef inline void _keep_constants(intp_t* features, intp_t* constant_features, intp_t n_known,
-                                 intp_t n_found) noexcept nogil:
-    """scikit-learn's constant-feature invariant: features[:n_known] restored, new ones saved."""
-    if n_known > 0:
-        memcpy(features, constant_features, sizeof(intp_t) * n_known)
-    if n_found > 0:
-        memcpy(&constant_features[n_known], &features[n_known], sizeof(intp_t) * n_found)
 
 
 cdef inline void _link(Record* rec, intp_t node, intp_t* left, intp_t* right, float64_t* value,
@@ -228,8 +219,9 @@ cdef intp_t _grow(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1
     cdef const float32_t* xs
     cdef intp_t* seg
     cdef intp_t* sam
-    cdef intp_t i, k, f, f_i, f_j, q, pos, p_prev, nl, nr, top = 0, node_count = 0, node
-    cdef intp_t start, end, n_known, n_visited, n_found, n_drawn, n_total
+    cdef intp_t i, k, f, q, pos, p_prev, nl, nr, top = 0, node_count = 0, node
+    cdef intp_t start, end, n_total
+    cdef Draw draw
     cdef intp_t best_pos, best_f, a, b, t, g
     cdef bint is_leaf, first = True
     cdef float32_t dv
@@ -265,34 +257,22 @@ cdef intp_t _grow(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1
         n_total = rec.n_constant
         if not is_leaf:
             # ---- scikit-learn's node_split_best, with presorted segments ----
-            f_i = p
-            n_visited = 0
-            n_found = 0
-            n_drawn = 0
-            n_known = rec.n_constant
+            draw_start(&draw, p, rec.n_constant)
             best_proxy = -INFINITY
             best_approx = best_proxy
             # the table score and the exact score differ by far less than this (both are within
             # a few ulp of (end - start) * log2(end - start) per term)
             margin = 1e-9 * (w_node + 16.0)
-            while f_i > n_total and (n_visited < p or n_visited <= n_found + n_drawn):
-                n_visited += 1
-                f_j = _rand_int(n_drawn, f_i - n_found, &rand_state)
-                if f_j < n_known:
-                    features[n_drawn], features[f_j] = features[f_j], features[n_drawn]
-                    n_drawn += 1
+            while draw_more(&draw, p):
+                f = draw_next(&draw, &features[0], &rand_state)
+                if f < 0:
                     continue
-                f_j += n_found
-                f = features[f_j]
                 seg = &S[f, 0]
                 xs = &Xl[f, 0]
                 if xs[seg[end - 1]] <= xs[seg[start]] + FEATURE_THRESHOLD:
-                    features[f_j], features[n_total] = features[n_total], features[f_j]
-                    n_found += 1
-                    n_total += 1
+                    draw_constant(&draw, &features[0])
                     continue
-                f_i -= 1
-                features[f_i], features[f_j] = features[f_j], features[f_i]
+                draw_keep(&draw, &features[0])
                 for k in range(C):
                     icl[k] = 0
                 # the run [b0, b1) of the column's median value (the shared value of a sparse
@@ -371,7 +351,8 @@ cdef intp_t _grow(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1
                             best_cl[k] = cl[k]
             improvement = _improvement(start, best_pos, end, w_node, w_total, impurity, tot,
                                        best_cl, cr, C)
-            _keep_constants(&features[0], &constant_features[0], n_known, n_found)
+            draw_finish(&draw, &features[0], &constant_features[0])
+            n_total = draw.n_total
             is_leaf = best_pos >= end or improvement + EPSILON < 0.0
         node = node_count
         node_count += 1
@@ -591,8 +572,9 @@ cdef intp_t _grow_binary(const uint64_t[:, ::1] B, const float32_t[::1] lo,
     cdef float64_t w_total = <float64_t>n, w_node, wl, wr, approx, exact, margin
     cdef float64_t best_proxy, best_approx, best_thr, impurity, improvement
     cdef const uint64_t* col
-    cdef intp_t i, k, f, f_i, f_j, nl, nr, n_hi, m, top = 0, node_count = 0, node, r
-    cdef intp_t start, end, n_known, n_visited, n_found, n_drawn, n_total
+    cdef intp_t i, k, f, nl, nr, n_hi, m, top = 0, node_count = 0, node, r
+    cdef intp_t start, end, n_total
+    cdef Draw draw
     cdef intp_t best_pos, best_f, a, b, w, w_lo, w_hi, g
     cdef bint is_leaf, first = True, by_rows
     cdef uint64_t word
@@ -635,23 +617,14 @@ cdef intp_t _grow_binary(const uint64_t[:, ::1] B, const float32_t[::1] lo,
                     w_lo = min(w_lo, r >> 6)
                     w_hi = max(w_hi, (r >> 6) + 1)
             # ---- scikit-learn's node_split_best; one candidate per feature ----
-            f_i = p
-            n_visited = 0
-            n_found = 0
-            n_drawn = 0
-            n_known = rec.n_constant
+            draw_start(&draw, p, rec.n_constant)
             best_proxy = -INFINITY
             best_approx = best_proxy
             margin = 1e-9 * (w_node + 16.0)
-            while f_i > n_total and (n_visited < p or n_visited <= n_found + n_drawn):
-                n_visited += 1
-                f_j = _rand_int(n_drawn, f_i - n_found, &rand_state)
-                if f_j < n_known:
-                    features[n_drawn], features[f_j] = features[f_j], features[n_drawn]
-                    n_drawn += 1
+            while draw_more(&draw, p):
+                f = draw_next(&draw, &features[0], &rand_state)
+                if f < 0:
                     continue
-                f_j += n_found
-                f = features[f_j]
                 n_hi = 0
                 if hi[f] > lo[f] + FEATURE_THRESHOLD:
                     col = &B[f, 0]
@@ -672,12 +645,9 @@ cdef intp_t _grow_binary(const uint64_t[:, ::1] B, const float32_t[::1] lo,
                             n_hi += a
                 # the constant test of scikit-learn (max <= min + FEATURE_THRESHOLD in the node)
                 if n_hi == 0 or n_hi == m:
-                    features[f_j], features[n_total] = features[n_total], features[f_j]
-                    n_found += 1
-                    n_total += 1
+                    draw_constant(&draw, &features[0])
                     continue
-                f_i -= 1
-                features[f_i], features[f_j] = features[f_j], features[f_i]
+                draw_keep(&draw, &features[0])
                 # the one candidate: rows holding lo go left (x <= threshold), the others right
                 nl = m - n_hi
                 nr = n_hi
@@ -705,7 +675,8 @@ cdef intp_t _grow_binary(const uint64_t[:, ::1] B, const float32_t[::1] lo,
                         best_cl[k] = cl[k]
             improvement = _improvement(start, best_pos, end, w_node, w_total, impurity, tot,
                                        best_cl, cr, C)
-            _keep_constants(&features[0], &constant_features[0], n_known, n_found)
+            draw_finish(&draw, &features[0], &constant_features[0])
+            n_total = draw.n_total
             is_leaf = best_pos >= end or improvement + EPSILON < 0.0
         node = node_count
         node_count += 1

@@ -36,7 +36,8 @@ import numpy as np
 cimport numpy as cnp
 from libc.math cimport INFINITY, log, pow
 
-from mlbench._ext._skrand cimport rand_int, rand_uniform, uint32_t
+from mlbench._ext._sktree cimport (Draw, draw_constant, draw_finish, draw_keep, draw_more,
+                                   draw_next, draw_start, rand_uniform, uint32_t)
 from mlbench._ext._typedefs cimport float32_t, float64_t, int64_t, intp_t, uint8_t
 
 cnp.import_array()
@@ -139,6 +140,19 @@ cdef void _introsort(float32_t* Xf, intp_t* s, intp_t n, int maxd) noexcept nogi
 cdef inline void _sort(float32_t* Xf, intp_t* s, intp_t n) noexcept nogil:
     if n > 1:
         _introsort(Xf, s, n, 2 * <int>(log(<float64_t>n) / log(2.0)))
+
+
+cdef inline intp_t _push(Record* stack, intp_t top, intp_t start, intp_t end, intp_t depth,
+                         intp_t parent, intp_t is_left, intp_t n_constant,
+                         float64_t impurity) noexcept nogil:
+    stack[top].start = start
+    stack[top].end = end
+    stack[top].depth = depth
+    stack[top].parent = parent
+    stack[top].is_left = is_left
+    stack[top].n_constant = n_constant
+    stack[top].impurity = impurity
+    return top + 1
 
 
 # ---- the criterion on positive labels ------------------------------------------------------------
@@ -248,7 +262,8 @@ cdef void _grow(const float32_t[:, ::1] Xt, const intp_t* yp, const intp_t* yi, 
     cdef intp_t p = Xt.shape[0]
     cdef intp_t top = 0, node_count = 0, max_depth_seen = -1, node
     cdef intp_t start, end, depth, k, j, q, pos, p_prev, n_left, n_right, r, a
-    cdef intp_t f_i, f_j, f, n_visited, n_found, n_drawn, n_known, n_total
+    cdef intp_t f, n_total
+    cdef Draw draw
     cdef int64_t W, WL, Ws, QT, Q, D, sq_total, sq_left, sq_side, sl, W_all = 0
     cdef float64_t imp, proxy, best_proxy, thr, best_thr, best_imp_left, best_imp_right
     cdef float64_t best_improvement, wl, wr, wn, imp_left, imp_right
@@ -260,14 +275,7 @@ cdef void _grow(const float32_t[:, ::1] Xt, const intp_t* yp, const intp_t* yi, 
 
     for r in range(n_rows):
         W_all += w[rows[r]]
-    stack[0].start = 0
-    stack[0].end = n_rows
-    stack[0].depth = 0
-    stack[0].parent = UNDEFINED
-    stack[0].is_left = 0
-    stack[0].n_constant = 0
-    stack[0].impurity = INFINITY
-    top = 1
+    top = _push(stack, 0, 0, n_rows, 0, UNDEFINED, 0, 0, INFINITY)
     while top > 0:
         top -= 1
         rec = stack[top]
@@ -307,34 +315,21 @@ cdef void _grow(const float32_t[:, ::1] Xt, const intp_t* yp, const intp_t* yi, 
         n_total = rec.n_constant
         if not is_leaf:
             # ---- node_split_best / node_split_random ----
-            f_i = p
-            n_visited = 0
-            n_found = 0
-            n_drawn = 0
-            n_known = rec.n_constant
+            draw_start(&draw, p, rec.n_constant)
             best_proxy = -INFINITY
-            while f_i > n_total and (n_visited < max_features or
-                                     n_visited <= n_found + n_drawn):
-                n_visited += 1
-                f_j = rand_int(n_drawn, f_i - n_found, &rand_state)
-                if f_j < n_known:
-                    features[n_drawn], features[f_j] = features[f_j], features[n_drawn]
-                    n_drawn += 1
+            while draw_more(&draw, max_features):
+                f = draw_next(&draw, features, &rand_state)
+                if f < 0:
                     continue
-                f_j += n_found
-                f = features[f_j]
                 xcol = &Xt[f, 0]
                 if not random_split:
                     for q in range(start, end):
                         Xf[q] = xcol[rows[q]]
                     _sort(&Xf[start], &rows[start], end - start)
                     if Xf[end - 1] <= Xf[start] + FEATURE_THRESHOLD:
-                        features[f_j], features[n_total] = features[n_total], features[f_j]
-                        n_found += 1
-                        n_total += 1
+                        draw_constant(&draw, features)
                         continue
-                    f_i -= 1
-                    features[f_i], features[f_j] = features[f_j], features[f_i]
+                    draw_keep(&draw, features)
                     # the sums of one side, as scikit-learn's criterion.update keeps them: the
                     # left rows[start:q], or (once the next candidate is nearer the end) the
                     # right rows[q:end]; sparse 0/1 features split near the end
@@ -395,12 +390,9 @@ cdef void _grow(const float32_t[:, ::1] Xt, const intp_t* yp, const intp_t* yi, 
                         elif v > vmax:
                             vmax = v
                     if vmax <= vmin + FEATURE_THRESHOLD:
-                        features[f_j], features[n_total] = features[n_total], features[f_j]
-                        n_found += 1
-                        n_total += 1
+                        draw_constant(&draw, features)
                         continue
-                    f_i -= 1
-                    features[f_i], features[f_j] = features[f_j], features[f_i]
+                    draw_keep(&draw, features)
                     thr = rand_uniform(vmin, vmax, &rand_state)
                     if thr == vmax:
                         thr = vmin
@@ -474,11 +466,8 @@ cdef void _grow(const float32_t[:, ::1] Xt, const intp_t* yp, const intp_t* yi, 
                 best_improvement = ((wn / <float64_t>W_all) *
                                     (rec.impurity - (wr / wn * best_imp_right)
                                      - (wl / wn * best_imp_left)))
-            # the constant-feature invariant for siblings and children
-            for k in range(n_known):
-                features[k] = constant_features[k]
-            for k in range(n_known, n_total):
-                constant_features[k] = features[k]
+            draw_finish(&draw, features, constant_features)
+            n_total = draw.n_total
             is_leaf = best_pos >= end or best_improvement + EPSILON < min_impurity_decrease
         # tree._add_node
         node = node_count
@@ -497,23 +486,9 @@ cdef void _grow(const float32_t[:, ::1] Xt, const intp_t* yp, const intp_t* yi, 
             missing_left[node] = best_missing_left
         for k in range(K):
             value[node * K + k] = <float64_t>S_total[k] / wn
-        if not is_leaf:
-            stack[top].start = best_pos
-            stack[top].end = end
-            stack[top].depth = depth + 1
-            stack[top].parent = node
-            stack[top].is_left = 0
-            stack[top].n_constant = n_total
-            stack[top].impurity = best_imp_right
-            top += 1
-            stack[top].start = start
-            stack[top].end = best_pos
-            stack[top].depth = depth + 1
-            stack[top].parent = node
-            stack[top].is_left = 1
-            stack[top].n_constant = n_total
-            stack[top].impurity = best_imp_left
-            top += 1
+        if not is_leaf:   # the right child, then the left (grown first)
+            top = _push(stack, top, best_pos, end, depth + 1, node, 0, n_total, best_imp_right)
+            top = _push(stack, top, start, best_pos, depth + 1, node, 1, n_total, best_imp_left)
         if depth > max_depth_seen:
             max_depth_seen = depth
     node_count_out[0] = node_count
