@@ -37,11 +37,13 @@ import numpy as np
 
 cimport numpy as cnp
 from libc.math cimport INFINITY, log as ln
+from libc.string cimport memcpy
 
 from mlbench._ext._typedefs cimport float32_t, float64_t, intp_t, uint8_t
 
 cnp.import_array()
 
+from mlbench._ext._sort cimport sort_pairs
 from mlbench._ext._sktree cimport (Draw, draw_constant, draw_finish, draw_keep, draw_more,
                                    draw_next, draw_start, uint32_t)
 
@@ -387,6 +389,107 @@ cdef intp_t _grow(const float32_t[:, ::1] Xl, intp_t[:, ::1] S, const intp_t[::1
         top = _push_children(stack, top, &rec, node, best_pos, n_total, tot, best_cl, cr, C,
                              w_node)
     return node_count
+
+
+def gather_transpose(const float32_t[:, ::1] X, const intp_t[::1] rows):
+    """``X[rows].T`` as a C-contiguous (p, len(rows)) array, in one pass by 64 x 64 tiles (NumPy
+    copies twice, the second time across the cache lines of a transposed view)."""
+    cdef intp_t m = rows.shape[0], p = X.shape[1], i0, f0, i, f, i1, f1, r
+    for i in range(m):
+        if rows[i] < 0 or rows[i] >= X.shape[0]:
+            raise IndexError(f"row {rows[i]} outside X's {X.shape[0]} rows")
+    out_a = np.empty((p, m), dtype=np.float32)
+    cdef float32_t[:, ::1] out = out_a
+    with nogil:
+        for i0 in range(0, m, 64):
+            i1 = min(i0 + 64, m)
+            for f0 in range(0, p, 64):
+                f1 = min(f0 + 64, p)
+                for i in range(i0, i1):
+                    r = rows[i]
+                    for f in range(f0, f1):
+                        out[f, i] = X[r, f]
+    return out_a
+
+
+cdef inline intp_t _count_equal(const float32_t* x, intp_t n, float32_t v) noexcept nogil:
+    cdef intp_t i, c = 0
+    for i in range(n):
+        c += x[i] == v
+    return c
+
+
+def presort_majority(const float32_t[:, ::1] Xl, intp_t[:, ::1] S):
+    """Sort the rows of ``Xl`` (features x tree rows) that have a majority value into ``S``.
+
+    Bag-of-words columns (and standardised ones: their zero becomes one other value) hold one value
+    in most rows.  For such a column only the minority is sorted: the rows below the majority
+    value, sorted, then the majority rows in row order, then the rows above it, sorted - O(n + k
+    log k) for k minority rows instead of a sort of all n.  The order among equal values is free
+    (see :func:`grow_tree`).  The candidate is the value shared by two of the first, middle and
+    last rows (a majority value is, nearly always), else Boyer-Moore's majority vote; it is kept
+    if it fills more than half the row.  Returns a uint8 mask of the features done; the others
+    are left to the caller.
+    """
+    cdef intp_t p = Xl.shape[0], n = Xl.shape[1], f, i, count, lo, hi, ne
+    cdef float32_t cand, v
+    done_a = np.zeros(p, dtype=np.uint8)
+    cdef uint8_t[::1] done = done_a
+    cdef float32_t[::1] buf = np.empty(max(n, 1), dtype=np.float32)
+    cdef intp_t[::1] idx = np.empty(max(n, 1), dtype=np.intp)
+    cdef intp_t[::1] eq = np.empty(max(n, 1), dtype=np.intp)
+    cdef const float32_t* x
+    cdef intp_t* out
+    if n == 0:
+        return done_a
+    with nogil:
+        for f in range(p):
+            x = &Xl[f, 0]
+            cand = x[n // 2]
+            if x[0] == x[n - 1]:
+                cand = x[0]
+            count = _count_equal(x, n, cand)
+            if 2 * count <= n:
+                count = 0
+                for i in range(n):
+                    if count == 0:
+                        cand = x[i]
+                        count = 1
+                    elif x[i] == cand:
+                        count += 1
+                    else:
+                        count -= 1
+                count = _count_equal(x, n, cand)
+                if 2 * count <= n:
+                    continue
+            out = &S[f, 0]
+            # one pass: the rows below the majority value to the front of buf/idx, those above
+            # it to the back, the majority rows to eq (in row order)
+            lo = 0
+            hi = n
+            ne = 0
+            for i in range(n):
+                v = x[i]
+                if v == cand:
+                    eq[ne] = i
+                    ne += 1
+                elif v < cand:
+                    buf[lo] = v
+                    idx[lo] = i
+                    lo += 1
+                else:
+                    hi -= 1
+                    buf[hi] = v
+                    idx[hi] = i
+            if lo + (n - hi) + ne != n:
+                continue    # a NaN compares neither way: left to the caller's sort
+            sort_pairs(&buf[0], &idx[0], lo)
+            sort_pairs(&buf[hi], &idx[hi], n - hi)
+            memcpy(out, &idx[0], lo * sizeof(intp_t))
+            memcpy(&out[lo], &eq[0], ne * sizeof(intp_t))
+            memcpy(&out[lo + ne], &idx[hi], (n - hi) * sizeof(intp_t))
+            done[f] = 1
+    return done_a
 
 
 ctypedef fused real_t:

@@ -34,8 +34,9 @@ Scope (the caller checks it; anything else goes to scikit-learn): dense float32 
 import numpy as np
 
 cimport numpy as cnp
-from libc.math cimport INFINITY, log, pow
+from libc.math cimport INFINITY, pow
 
+from mlbench._ext._sort cimport sort_pairs
 from mlbench._ext._sktree cimport (Draw, draw_constant, draw_finish, draw_keep, draw_more,
                                    draw_next, draw_start, rand_uniform, uint32_t)
 from mlbench._ext._typedefs cimport float32_t, float64_t, int64_t, intp_t, uint8_t
@@ -56,90 +57,6 @@ cdef struct Record:
     intp_t is_left
     intp_t n_constant
     float64_t impurity
-
-
-# ---- scikit-learn's introsort of (value, row) pairs (sklearn/tree/_partitioner.pyx) -------------
-
-cdef inline void _swap(float32_t* Xf, intp_t* s, intp_t i, intp_t j) noexcept nogil:
-    Xf[i], Xf[j] = Xf[j], Xf[i]
-    s[i], s[j] = s[j], s[i]
-
-
-cdef inline float32_t _median3(float32_t* Xf, intp_t n) noexcept nogil:
-    cdef float32_t a = Xf[0], b = Xf[n // 2], c = Xf[n - 1]
-    if a < b:
-        if b < c:
-            return b
-        elif a < c:
-            return c
-        return a
-    elif b < c:
-        if a < c:
-            return a
-        return c
-    return b
-
-
-cdef void _sift_down(float32_t* Xf, intp_t* s, intp_t start, intp_t end) noexcept nogil:
-    cdef intp_t child, maxind, root = start
-    while True:
-        child = root * 2 + 1
-        maxind = root
-        if child < end and Xf[maxind] < Xf[child]:
-            maxind = child
-        if child + 1 < end and Xf[maxind] < Xf[child + 1]:
-            maxind = child + 1
-        if maxind == root:
-            break
-        _swap(Xf, s, root, maxind)
-        root = maxind
-
-
-cdef void _heapsort(float32_t* Xf, intp_t* s, intp_t n) noexcept nogil:
-    cdef intp_t start = (n - 2) // 2, end = n
-    while True:
-        _sift_down(Xf, s, start, n)
-        if start == 0:
-            break
-        start -= 1
-    end = n - 1
-    while end > 0:
-        _swap(Xf, s, 0, end)
-        _sift_down(Xf, s, 0, end)
-        end -= 1
-
-
-cdef void _introsort(float32_t* Xf, intp_t* s, intp_t n, int maxd) noexcept nogil:
-    """Sort Xf[:n] ascending, moving s along (three-way partitions, heapsort below depth maxd)."""
-    cdef float32_t pivot
-    cdef intp_t i, l, r
-    while n > 1:
-        if maxd <= 0:
-            _heapsort(Xf, s, n)
-            return
-        maxd -= 1
-        pivot = _median3(Xf, n)
-        i = l = 0
-        r = n
-        while i < r:
-            if Xf[i] < pivot:
-                _swap(Xf, s, i, l)
-                i += 1
-                l += 1
-            elif Xf[i] > pivot:
-                r -= 1
-                _swap(Xf, s, i, r)
-            else:
-                i += 1
-        _introsort(Xf, s, l, maxd)
-        Xf += r
-        s += r
-        n -= r
-
-
-cdef inline void _sort(float32_t* Xf, intp_t* s, intp_t n) noexcept nogil:
-    if n > 1:
-        _introsort(Xf, s, n, 2 * <int>(log(<float64_t>n) / log(2.0)))
 
 
 cdef inline intp_t _push(Record* stack, intp_t top, intp_t start, intp_t end, intp_t depth,
@@ -325,7 +242,7 @@ cdef void _grow(const float32_t[:, ::1] Xt, const intp_t* yp, const intp_t* yi, 
                 if not random_split:
                     for q in range(start, end):
                         Xf[q] = xcol[rows[q]]
-                    _sort(&Xf[start], &rows[start], end - start)
+                    sort_pairs(&Xf[start], &rows[start], end - start)
                     if Xf[end - 1] <= Xf[start] + FEATURE_THRESHOLD:
                         draw_constant(&draw, features)
                         continue

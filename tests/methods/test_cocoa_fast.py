@@ -150,3 +150,25 @@ def test_bad_forest_backend_and_leaf_size_are_config_errors():
         registry.make("rf-cost", backend="java", n_estimators=2).fit(X, Y)
     with pytest.raises(ConfigError, match="min_samples_leaf"):
         EntropyTree(min_samples_leaf=0).fit(X, Y[:, 0])
+
+
+def test_presort_is_an_argsort_of_every_row():
+    """presort: majority rows (the minority sorted around the majority value), NaN rows and
+    continuous rows all come out as permutations that order the row's values."""
+    from mlbench.methods.transformation.fast_tree import presort
+
+    rng = np.random.RandomState(0)
+    n = 300
+    rows = [rng.randn(n),                                         # no majority: NumPy's sort
+            np.where(rng.rand(n) < 0.9, -0.3, rng.randn(n)),     # standardised bag of words
+            np.where(rng.rand(n) < 0.6, 0.0, 1.0),               # 0/1 with a majority
+            np.full(n, 2.5),                                     # constant
+            np.where(rng.rand(n) < 0.5, 0.0, 1.0),               # 0/1 without a clear majority
+            np.r_[np.full(n - 5, 1.0), [np.nan, 0.5, 3.0, -1.0, 1.0]]]  # majority and a NaN
+    Xl = np.ascontiguousarray(np.vstack(rows), dtype=np.float32)
+    order = presort(Xl)
+    for f in range(Xl.shape[0]):
+        assert np.array_equal(np.sort(order[f]), np.arange(n))
+        v = Xl[f, order[f]]
+        v = v[~np.isnan(v)]
+        assert np.all(np.diff(v) >= 0), f
