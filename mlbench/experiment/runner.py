@@ -96,15 +96,43 @@ def _default_loader(name):
     return load_dataset(name)
 
 
+def _neutral_params(method_name):
+    """The method class's ``_unrecorded_defaults`` (see :func:`~mlbench.experiment.cell.recorded_params`)."""
+    from mlbench.methods import registry
+
+    try:
+        return getattr(registry.get(method_name).cls, "_unrecorded_defaults", {})
+    except ConfigError:
+        return {}
+
+
+def same_params(recorded, params, neutral):
+    """Whether a recorded ``params`` cell and a cell's params describe the same estimator: equal
+    once the parameters at their ``neutral`` value (``_unrecorded_defaults``) are left out of
+    both, so a row written before such a parameter existed, or after, while it was recorded,
+    still matches."""
+    from mlbench.experiment.store import canonical_params
+
+    if recorded == canonical_params(params):
+        return True
+    try:
+        a, b = json.loads(recorded), json.loads(params)
+    except (TypeError, ValueError):
+        return False
+    if not (isinstance(a, dict) and isinstance(b, dict) and neutral):
+        return False
+    strip = lambda d: {k: v for k, v in d.items() if not (k in neutral and v == neutral[k])}  # noqa: E731
+    return strip(a) == strip(b)
+
+
 def cells_to_run(cells, ok_params, ok_data_specs=None):
     """The cells without an ``ok`` row of the same parameters and data, and how many of them have
     one that differs (stale).  ``ok_params`` is :meth:`ResultsStore.ok_params`, ``ok_data_specs``
     :meth:`ResultsStore.ok_data_specs` (the recorded :func:`~mlbench.experiment.grid.data_spec`);
     a recorded row without params, or without a data fingerprint, is not compared on that count
-    (older files count as done)."""
-    from mlbench.experiment.store import canonical_params
-
+    (older files count as done); parameters are compared by :func:`same_params`."""
     ok_data_specs = ok_data_specs or {}
+    neutral = {}
     todo, changed = [], 0
     for c in cells:
         recorded = ok_params.get(c.key)
@@ -112,7 +140,10 @@ def cells_to_run(cells, ok_params, ok_data_specs=None):
             todo.append(c)
             continue
         data = ok_data_specs.get(c.key, "")
-        if ((recorded and recorded != canonical_params(c.params))
+        name = getattr(c, "method_name", "")
+        if name not in neutral:
+            neutral[name] = _neutral_params(name) if name else {}
+        if ((recorded and not same_params(recorded, c.params, neutral[name]))
                 or (data and getattr(c, "data_spec", "") and data != c.data_spec)):
             todo.append(c)
             changed += 1

@@ -340,3 +340,29 @@ def test_a_parameter_added_with_its_neutral_default_is_not_recorded():
 
     assert "threshold_reference" not in json.loads(params_json(MLDF(random_state=1)))
     assert json.loads(params_json(MLDF(threshold_reference="H")))["threshold_reference"] == "H"
+
+
+def test_rows_written_with_or_without_a_neutral_parameter_both_count_as_done():
+    """I-MTSL's ``graph`` was added later with "learned" (what every earlier row ran) and was
+    recorded for a while: rows without it and rows with graph="learned" both match the grid,
+    a row with another value does not."""
+    from mlbench.experiment.cell import params_json
+    from mlbench.experiment.runner import same_params
+    from mlbench.methods.mtl.imtsl import IMTSL
+
+    grid = params_json(IMTSL(random_state=1))
+    assert "graph" not in json.loads(grid)
+    old = json.dumps({k: v for k, v in json.loads(grid).items()})
+    recorded = json.dumps({**json.loads(grid), "graph": "learned"})
+    other = json.dumps({**json.loads(grid), "graph": "empty"})
+    neutral = IMTSL._unrecorded_defaults
+    assert same_params(old, grid, neutral) and same_params(recorded, grid, neutral)
+    assert not same_params(other, grid, neutral)
+    assert not same_params(recorded, grid, {})
+
+    class ImtslCell(Cell):
+        method_name = "imtsl"
+
+    cells = [ImtslCell(k, grid) for k in ("old", "recorded", "other")]
+    todo, changed = cells_to_run(cells, {"old": old, "recorded": recorded, "other": other})
+    assert [c.key for c in todo] == ["other"] and changed == 1
