@@ -4,11 +4,14 @@ A cell's cost is its recorded ``fit_seconds + predict_seconds`` (wall seconds of
 cell runs in its own single-threaded process).  :class:`CostModel` predicts it for a method on a
 dataset of shape (rows, features, labels) from the ``ok`` rows of earlier results files:
 
-1. the median of the rows of the same method on the same shape, when there are any;
-2. else, for a method seen on several shapes, a per-method power law in the problem size
+1. the median of the rows of the same method on the same dataset under the same protocol (the
+   cell's other splits: a protocol's preprocessing can change the shape the rows record, e.g.
+   soshf keeps 1,486 of rcv1's 47,236 features, so the shape alone would miss them);
+2. else the median of the rows of the same method on the same shape, when there are any;
+3. else, for a method seen on several shapes, a per-method power law in the problem size
    s = rows x features x labels, ``log t = a + b log s`` by least squares, the exponent clipped to
    [0.5, 2] (a single shape gives b = 1 through it);
-3. else (a method never seen), the same power law fitted on every method's rows.
+4. else (a method never seen), the same power law fitted on every method's rows.
 
 Costs are only a ranking and an estimate: the scheduler runs the largest predicted cells first, so
 that two cores are not left with one long cell each at the end of a grid, and ``run --dry-run``
@@ -24,6 +27,8 @@ import numpy as np
 
 _COLUMNS = ["method", "status", "fit_seconds", "predict_seconds", "n_train", "n_features",
             "n_labels"]
+#: naming the cell (rule 1); a file without them is still read, for rules 2-4
+_CELL = ["dataset", "protocol"]
 
 
 def _log_size(n_train, n_features, n_labels):
@@ -57,14 +62,16 @@ class CostModel:
             t = np.log(np.maximum(rows["fit_seconds"] + rows["predict_seconds"], 1e-3))
             s = np.array([_log_size(*r) for r in rows[["n_train", "n_features", "n_labels"]]
                           .itertuples(index=False)])
-            self._exact = (rows.assign(t=rows["fit_seconds"] + rows["predict_seconds"])
-                           .groupby(["method", "n_train", "n_features", "n_labels"])["t"].median()
-                           .to_dict())
+            timed = rows.assign(t=rows["fit_seconds"] + rows["predict_seconds"])
+            self._siblings = (timed.groupby(["method", *_CELL])["t"].median().to_dict()
+                              if set(_CELL) <= set(rows.columns) else {})
+            self._exact = (timed.groupby(["method", "n_train", "n_features", "n_labels"])["t"]
+                           .median().to_dict())
             self._laws = {m: _Law.fit(s[idx], t.to_numpy()[idx])
                           for m, idx in rows.groupby("method").indices.items()}
             self._pooled = _Law.fit(s, t.to_numpy())
         else:
-            self._exact, self._laws, self._pooled = {}, {}, None
+            self._siblings, self._exact, self._laws, self._pooled = {}, {}, {}, None
 
     @classmethod
     def from_csvs(cls, paths):
@@ -75,26 +82,32 @@ class CostModel:
         frames = []
         for path in paths:
             try:
-                df = pd.read_csv(path, usecols=lambda c: c in _COLUMNS, on_bad_lines="skip",
+                df = pd.read_csv(path, usecols=lambda c: c in _COLUMNS + _CELL, on_bad_lines="skip",
                                  low_memory=False)
             except (OSError, ValueError, pd.errors.ParserError, UnicodeDecodeError):
                 continue
             if set(_COLUMNS) <= set(df.columns):
-                frames.append(df[_COLUMNS])
-        rows = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=_COLUMNS)
+                frames.append(df.reindex(columns=_COLUMNS + _CELL))
+        rows = (pd.concat(frames, ignore_index=True) if frames
+                else pd.DataFrame(columns=_COLUMNS + _CELL))
         rows = rows[rows["status"] == "ok"]
         for c in _COLUMNS[2:]:
             rows[c] = pd.to_numeric(rows[c], errors="coerce")
-        rows = rows.dropna()
+        rows = rows.dropna(subset=_COLUMNS).astype({c: str for c in _CELL})
         return cls(rows.reset_index(drop=True))
 
     @property
     def known(self):
         return self._pooled is not None
 
-    def seconds(self, method, n_train, n_features, n_labels, fallback=None):
+    def seconds(self, method, n_train, n_features, n_labels, fallback=None, dataset=None,
+                protocol=None):
         """Predicted seconds of one cell; None when the model has seen no result at all.  A
-        method id never seen is predicted as ``fallback`` (its registered name) when that was."""
+        method id never seen is predicted as ``fallback`` (its registered name) when that was.
+        ``dataset`` and ``protocol`` name the cell, for rule 1."""
+        sibling = self._siblings.get((method, str(dataset), str(protocol)))
+        if sibling is not None:
+            return float(sibling)
         if method not in self._laws and fallback in self._laws:
             method = fallback
         key = (method, n_train, n_features, n_labels)

@@ -167,7 +167,7 @@ def cell_costs(cells, loaded, splits, history):
     sizes = {(name, s.id): len(s.train) for name, ss in splits.items() for s in ss}
     return {c.key: model.seconds(c.method, sizes.get((c.dataset, c.split), 0),
                                  loaded[c.dataset].n_features, loaded[c.dataset].n_labels,
-                                 fallback=c.method_name)
+                                 fallback=c.method_name, dataset=c.dataset, protocol=c.protocol)
             for c in cells}
 
 

@@ -99,3 +99,16 @@ def test_an_unseen_method_id_is_predicted_as_its_registered_method():
     assert model.seconds("slow-variant", 100, 10, 5, fallback="slow") == 50.0
     assert model.seconds("slow-variant", 100, 10, 5) != 50.0      # the pooled law
     assert model.seconds("fast", 100, 10, 5, fallback="slow") == 1.0
+
+
+def test_a_cells_other_splits_decide_before_its_shape():
+    """A protocol's preprocessing changes the recorded shape (soshf keeps 1,486 of rcv1's 47,236
+    features): the median of the same method's rows on the same dataset and protocol is used."""
+    rows = frame([["a", "ok", 10.0, 0.0, 100, 15, 5], ["a", "ok", 30.0, 0.0, 100, 15, 5],
+                  ["a", "ok", 1000.0, 0.0, 100, 500, 5]])
+    rows["dataset"] = ["d", "d", "e"]
+    rows["protocol"] = ["p", "p", "p"]
+    m = CostModel(rows)
+    assert m.seconds("a", 100, 500, 5, dataset="d", protocol="p") == 20.0      # not 1000
+    assert m.seconds("a", 100, 500, 5, dataset="d", protocol="q") == 1000.0    # other protocol
+    assert m.seconds("a", 100, 500, 5) == 1000.0
