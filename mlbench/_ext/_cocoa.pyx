@@ -433,6 +433,8 @@ def presort_majority(const float32_t[:, ::1] Xl, intp_t[:, ::1] S):
     """
     cdef intp_t p = Xl.shape[0], n = Xl.shape[1], f, i, count, lo, hi, ne
     cdef float32_t cand, v
+    if S.shape[0] < p or S.shape[1] != n:
+        raise ValueError(f"presort_majority: S is {S.shape[0]} x {S.shape[1]}, Xl {p} x {n}")
     done_a = np.zeros(p, dtype=np.uint8)
     cdef uint8_t[::1] done = done_a
     cdef float32_t[::1] buf = np.empty(max(n, 1), dtype=np.float32)

@@ -127,9 +127,26 @@ def grow_variance_tree(const float32_t[:, ::1] Xt, const intp_t[::1] yp, const i
     """
     cdef intp_t p = Xt.shape[0], n = Xt.shape[1], K = n_outputs
     cdef intp_t i, n_rows = 0
+    # every index the kernel reads is checked here once (the loops run without bounds checks)
+    if w.shape[0] != n or yp.shape[0] != n + 1 or K < 1:
+        raise ValueError(f"grow_variance_tree: {n} rows in Xt, {w.shape[0]} weights, "
+                         f"{yp.shape[0] - 1} label rows, {K} outputs")
+    if yp[0] != 0 or yp[n] != yi.shape[0]:
+        raise ValueError("grow_variance_tree: yp does not delimit yi")
     for i in range(n):
+        if yp[i + 1] < yp[i]:
+            raise ValueError("grow_variance_tree: yp decreases")
+        if w[i] < 0:
+            raise ValueError("grow_variance_tree: a negative row weight")
         if w[i] != 0:
             n_rows += 1
+    for i in range(yi.shape[0]):
+        if yi[i] < 0 or yi[i] >= K:
+            raise ValueError(f"grow_variance_tree: label {yi[i]} outside [0, {K})")
+    if n_rows == 0:
+        raise ValueError("grow_variance_tree: no row has a positive weight")
+    cdef intp_t no_label = 0
+    cdef const intp_t* yi_ptr = &yi[0] if yi.shape[0] > 0 else &no_label
     cdef intp_t max_nodes = 2 * n_rows + 1
     left_a = np.full(max_nodes, LEAF, dtype=np.intp)
     right_a = np.full(max_nodes, LEAF, dtype=np.intp)
@@ -156,7 +173,7 @@ def grow_variance_tree(const float32_t[:, ::1] Xt, const intp_t[::1] yp, const i
     cdef Record* stack = <Record*>&stack_mem[0]
     cdef intp_t node_count = 0, max_depth_seen = -1
     with nogil:
-        _grow(Xt, &yp[0], &yi[0], K, &w[0], rand_state, max_features, max_depth,
+        _grow(Xt, &yp[0], yi_ptr, K, &w[0], rand_state, max_features, max_depth,
               min_samples_leaf, min_samples_split, min_impurity_decrease, random_split, &rows[0],
               n_rows, &Xf[0], &features[0], &constant_features[0], &S_side[0], &S_total[0], stack,
               &left[0], &right[0], &feature[0], &threshold[0], &impurity[0], &n_node[0],

@@ -105,3 +105,23 @@ def test_a_lone_tree_validates_as_scikit_learn_does():
     assert tree.tree_.node_count > 1
     with pytest.raises(ValueError):
         VarianceTree().fit(X[:, :, None], Y)
+
+
+def test_kernel_checks_its_indices_and_a_target_without_positives():
+    from mlbench._ext._pct import grow_variance_tree
+
+    Xt = np.zeros((2, 3), dtype=np.float32)
+    ok = dict(n_outputs=2, rand_state=1, max_features=2, max_depth=5, min_samples_leaf=1,
+              min_samples_split=2, min_impurity_decrease=0.0, random_split=False)
+    w = np.ones(3, dtype=np.int64)
+    for yp, yi, weights in ((np.array([0, 1, 1, 1]), np.array([2]), w),      # label outside [0, 2)
+                            (np.array([0, 1, 1]), np.array([0]), w),         # rows disagree
+                            (np.array([0, 1, 0, 1]), np.array([0]), w),      # yp decreases
+                            (np.array([0, 0, 0, 0]), np.array([], dtype=np.intp), 0 * w)):
+        with pytest.raises(ValueError):
+            grow_variance_tree(Xt, yp.astype(np.intp), yi.astype(np.intp), w=weights, **ok)
+    # all-zero labels: one leaf of value 0, as scikit-learn grows it
+    X, _ = data(3, "continuous")
+    Y = np.zeros((X.shape[0], 3))
+    assert_same_forest(VarianceForest(n_estimators=2, random_state=0).fit(X, Y),
+                       RandomForestRegressor(n_estimators=2, random_state=0).fit(X, Y))
