@@ -161,7 +161,10 @@ def _terminal(tables, colour, width):
                       highlight=False, emoji=False)
     tables = [piece for t in tables for piece in fit_width(t, width)]
     for t in tables:
-        rt = RichTable(title=t.title, title_justify="left", show_lines=False)
+        # the title is a line of its own, wrapped at the terminal's width: as the table's title
+        # Rich wraps it at the table's, which broke a one-column table's title into four lines
+        console.print(_escape_rich(t.title), style="italic" if colour else None)
+        rt = RichTable(show_lines=False)
         for i, col in enumerate(t.columns):
             rt.add_column(col, justify="left" if i == 0 else "right", no_wrap=True)
         for group, row in _groups(t):
