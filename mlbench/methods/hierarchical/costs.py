@@ -12,7 +12,9 @@ the number of common ancestors (:class:`mlbench.data.hierarchy.Hierarchy`):
 * IMB, eq. (8): c = 1 + L / (1 + exp(|N_i - N0|_+)), N_i the number of training examples of class
   l_i, N0 = 10, L = 20; it multiplies a hierarchical cost when both are used.
 
-Several own classes (Sec. 4.3): gamma, alpha and N_i are the minimum over the example's classes.
+Several own classes: gamma and alpha are the minimum over the example's classes (Sec. 4.3); so is
+N_i for IMB, which the paper defines for one class per example only (this implementation's reading,
+by analogy; on multi-label data it weighs a whole row by its rarest class, see REPRODUCTION.md).
 An example without any terminal class (our convention) is as far as possible: gamma = gamma_max,
 alpha = 0, and N_i = 0 for IMB.
 All costs are computed for every class at once, vectorised over the distinct label sets.
