@@ -227,3 +227,25 @@ def test_scut_fbr_predicts_fewer_labels_on_noisy_multilabel_data():
     assert fbr.predict(X[240:]).sum() <= plain.predict(X[240:]).sum()
     with pytest.raises(ValueError, match="scut_fbr"):
         registry.make("lr", scut_fbr=1.5, **kw).fit(X[:240], Y[:240], hierarchy=HL)
+
+
+def test_imbalance_by_class_weighs_a_class_examples_in_its_own_model_only():
+    """Per (example, class): class n's size weighs class n's positives in class n's model; the
+    per-example reading (eq. 8 as written) weighs a row by its rarest class everywhere."""
+    from mlbench.methods.hierarchical.costs import class_imbalance_costs
+
+    S = np.zeros((40, 2), dtype=bool)
+    S[:30, 0] = True          # a frequent class (30 examples)
+    S[:2, 1] = True           # a rare one (2 examples), on rows that also hold the frequent one
+    row = imbalance_costs(S)
+    cls = class_imbalance_costs(S)
+    rare, frequent = 1 + 20 / 2, 1 + 20 / (1 + np.exp(20))
+    assert np.allclose(row[:2], rare) and np.allclose(row[2:30], frequent)
+    assert np.allclose(cls[:2, 1], rare) and np.allclose(cls[:30, 0], frequent)
+    assert np.allclose(cls[30:], 1.0) and np.allclose(cls[2:, 1], 1.0)
+    dist = np.array([[0, 2], [2, 0]], dtype=float)
+    common = np.ones((2, 2))
+    C = example_costs(S, dist, common, "lr", imbalance=True, imbalance_by="class")
+    assert np.allclose(C, cls)
+    with pytest.raises(ValueError):
+        example_costs(S, dist, common, "lr", imbalance=True, imbalance_by="label")

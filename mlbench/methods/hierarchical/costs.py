@@ -70,9 +70,32 @@ def imbalance_costs(S, n0=10.0, L=20.0):
     return 1.0 + L * expit(-np.maximum(Ni - n0, 0.0))   # L / (1 + exp(.)), overflow-free
 
 
-def example_costs(S, dist, common, kind="trd", imbalance=False, k=1.25, n0=10.0, L=20.0):
-    """(N, T) costs: the hierarchical cost, times IMB when ``imbalance`` (Sec. 4.1)."""
+def class_imbalance_costs(S, n0=10.0, L=20.0):
+    """(N, T) the per-(example, class) reading of IMB: eq. (8) with class n's own size N_n for the
+    examples of class n in class n's model, 1 elsewhere (a rare class's examples weigh more only
+    where they are positives; on multi-label data the per-example reading weighs a whole row, in
+    every class's model, by its rarest class)."""
+    S = np.asarray(S, dtype=bool)
+    sizes = S.sum(axis=0).astype(np.float64)
+    per_class = 1.0 + L * expit(-np.maximum(sizes - n0, 0.0))
+    return np.where(S, per_class[None, :], 1.0)
+
+
+IMBALANCE_BY = ("example", "class")
+
+
+def example_costs(S, dist, common, kind="trd", imbalance=False, k=1.25, n0=10.0, L=20.0,
+                  imbalance_by="example"):
+    """(N, T) costs: the hierarchical cost, times IMB when ``imbalance`` (Sec. 4.1): per example
+    (eq. (8) as written, :func:`imbalance_costs`) or per (example, class)
+    (:func:`class_imbalance_costs`)."""
     C = hierarchical_costs(S, dist, common, kind, k)
     if imbalance:
-        C = C * imbalance_costs(S, n0, L)[:, None]
+        if imbalance_by == "example":
+            C = C * imbalance_costs(S, n0, L)[:, None]
+        elif imbalance_by == "class":
+            C = C * class_imbalance_costs(S, n0, L)
+        else:
+            raise ValueError(f"imbalance_by must be one of {', '.join(IMBALANCE_BY)}, "
+                             f"got {imbalance_by!r}")
     return C

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from joblib import Parallel, delayed
 
 from mlbench.methods.hierarchical._base import DEFAULT_RHOS, HierarchicalClassifier
-from mlbench.methods.hierarchical.costs import HIERARCHICAL, example_costs
+from mlbench.methods.hierarchical.costs import HIERARCHICAL, IMBALANCE_BY, example_costs
 from mlbench.methods.hierarchical.solver import fit_cost_lr
 from mlbench.methods.registry import register
 
@@ -61,6 +61,10 @@ class HierCostLR(HierarchicalClassifier):
         the hierarchical cost (eq. (5)-(7); "lr" = unit costs).
     imbalance : bool
         multiply by the imbalance cost IMB, eq. (8).
+    imbalance_by : "example" or "class"
+        "example" (eq. (8) as written): each example weighs by the size of its (rarest) own class
+        in every class's model; "class": class n's size weighs class n's examples in class n's
+        model only (an alternative reading for multi-label data, see REPRODUCTION.md).
     k : float
         ExTrD base (the paper tunes 1.1 <= k <= 1.25).
     n0, imb_l : float
@@ -84,11 +88,12 @@ class HierCostLR(HierarchicalClassifier):
         parallel blocks of classes.
     """
 
-    def __init__(self, *, cost="extrd", imbalance=True, k=1.25, n0=10.0, imb_l=20.0,
-                 rhos=DEFAULT_RHOS, fit_intercept=True, penalize_intercept=False, scut_fbr=None,
+    def __init__(self, *, cost="extrd", imbalance=True, imbalance_by="example", k=1.25, n0=10.0,
+                 imb_l=20.0, rhos=DEFAULT_RHOS, fit_intercept=True, penalize_intercept=False, scut_fbr=None,
                  max_iter=1000, tol=1e-6, validation_fraction=0.2, n_jobs=1, random_state=None):
         self.cost = cost
         self.imbalance = imbalance
+        self.imbalance_by = imbalance_by
         self.k = k
         self.n0 = n0
         self.imb_l = imb_l
@@ -103,11 +108,14 @@ class HierCostLR(HierarchicalClassifier):
         self.random_state = random_state
 
     #: added in issue 22 with the values every earlier result used (not recorded at these values)
-    _unrecorded_defaults = {"penalize_intercept": False, "scut_fbr": None}
+    _unrecorded_defaults = {"penalize_intercept": False, "scut_fbr": None, "imbalance_by": "example"}
 
     def _prepare(self, S):
         if self.scut_fbr is not None and not 0.0 < float(self.scut_fbr) < 1.0:
             raise ValueError(f"scut_fbr must be None or in (0, 1), got {self.scut_fbr!r}")
+        if self.imbalance_by not in IMBALANCE_BY:
+            raise ValueError(f"imbalance_by must be one of {', '.join(IMBALANCE_BY)}, "
+                             f"got {self.imbalance_by!r}")
         if self.cost not in HIERARCHICAL:
             raise ValueError(f"cost must be one of {', '.join(HIERARCHICAL)}, got {self.cost!r}")
         if self.cost == "extrd" and not float(self.k) > 1.0:
@@ -118,7 +126,7 @@ class HierCostLR(HierarchicalClassifier):
 
     def _train(self, X, S, rho, warm):
         C = example_costs(S, self._dist, self._common, self.cost, bool(self.imbalance),
-                          float(self.k), float(self.n0), float(self.imb_l))
+                          float(self.k), float(self.n0), float(self.imb_l), self.imbalance_by)
         Ypm = np.where(np.asarray(S, bool), 1.0, -1.0)
         if self.fit_intercept and self.penalize_intercept:
             # the intercept as the weight of a constant feature, penalised like the others
