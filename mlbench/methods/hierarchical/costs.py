@@ -14,7 +14,8 @@ the number of common ancestors (:class:`mlbench.data.hierarchy.Hierarchy`):
 
 Several own classes: gamma and alpha are the minimum over the example's classes (Sec. 4.3); so is
 N_i for IMB, which the paper defines for one class per example only (this implementation's reading,
-by analogy; on multi-label data it weighs a whole row by its rarest class, see REPRODUCTION.md).
+by analogy; on multi-label data it weighs a whole row by its rarest class; ``imbalance_by="class"``
+is the per-(example, class) alternative, see REPRODUCTION.md).
 An example without any terminal class (our convention) is as far as possible: gamma = gamma_max,
 alpha = 0, and N_i = 0 for IMB.
 All costs are computed for every class at once, vectorised over the distinct label sets.
