@@ -121,7 +121,10 @@ def same_params(recorded, params, neutral):
         return False
     if not (isinstance(a, dict) and isinstance(b, dict) and neutral):
         return False
-    strip = lambda d: {k: v for k, v in d.items() if not (k in neutral and v == neutral[k])}  # noqa: E731
+
+    def strip(d):
+        return {k: v for k, v in d.items() if not (k in neutral and v == neutral[k])}
+
     return strip(a) == strip(b)
 
 
