@@ -90,13 +90,12 @@ def example_costs(S, dist, common, kind="trd", imbalance=False, k=1.25, n0=10.0,
     """(N, T) costs: the hierarchical cost, times IMB when ``imbalance`` (Sec. 4.1): per example
     (eq. (8) as written, :func:`imbalance_costs`) or per (example, class)
     (:func:`class_imbalance_costs`)."""
+    if imbalance_by not in IMBALANCE_BY:
+        raise ValueError(f"imbalance_by must be one of {', '.join(IMBALANCE_BY)}, "
+                         f"got {imbalance_by!r}")
     C = hierarchical_costs(S, dist, common, kind, k)
-    if imbalance:
-        if imbalance_by == "example":
-            C = C * imbalance_costs(S, n0, L)[:, None]
-        elif imbalance_by == "class":
-            C = C * class_imbalance_costs(S, n0, L)
-        else:
-            raise ValueError(f"imbalance_by must be one of {', '.join(IMBALANCE_BY)}, "
-                             f"got {imbalance_by!r}")
+    if imbalance and imbalance_by == "example":
+        C = C * imbalance_costs(S, n0, L)[:, None]
+    elif imbalance:
+        C = C * class_imbalance_costs(S, n0, L)
     return C

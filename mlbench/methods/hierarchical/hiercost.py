@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from joblib import Parallel, delayed
 
 from mlbench.methods.hierarchical._base import DEFAULT_RHOS, HierarchicalClassifier
-from mlbench.methods.hierarchical.costs import HIERARCHICAL, IMBALANCE_BY, example_costs
+from mlbench.methods.hierarchical.costs import HIERARCHICAL, example_costs
 from mlbench.methods.hierarchical.solver import fit_cost_lr
 from mlbench.methods.registry import register
 
@@ -89,8 +89,8 @@ class HierCostLR(HierarchicalClassifier):
     """
 
     def __init__(self, *, cost="extrd", imbalance=True, imbalance_by="example", k=1.25, n0=10.0,
-                 imb_l=20.0, rhos=DEFAULT_RHOS, fit_intercept=True, penalize_intercept=False, scut_fbr=None,
-                 max_iter=1000, tol=1e-6, validation_fraction=0.2, n_jobs=1, random_state=None):
+                 imb_l=20.0, rhos=DEFAULT_RHOS, fit_intercept=True, penalize_intercept=False,
+                 scut_fbr=None, max_iter=1000, tol=1e-6, validation_fraction=0.2, n_jobs=1, random_state=None):
         self.cost = cost
         self.imbalance = imbalance
         self.imbalance_by = imbalance_by
@@ -113,9 +113,6 @@ class HierCostLR(HierarchicalClassifier):
     def _prepare(self, S):
         if self.scut_fbr is not None and not 0.0 < float(self.scut_fbr) < 1.0:
             raise ValueError(f"scut_fbr must be None or in (0, 1), got {self.scut_fbr!r}")
-        if self.imbalance_by not in IMBALANCE_BY:
-            raise ValueError(f"imbalance_by must be one of {', '.join(IMBALANCE_BY)}, "
-                             f"got {self.imbalance_by!r}")
         if self.cost not in HIERARCHICAL:
             raise ValueError(f"cost must be one of {', '.join(HIERARCHICAL)}, got {self.cost!r}")
         if self.cost == "extrd" and not float(self.k) > 1.0:

@@ -52,13 +52,17 @@ def positive_entries(y):
     return indptr, cols.astype(np.intp)
 
 
+_NOT_YET = object()
+
+
 def _shared(obj, make):
-    """``make(obj)``, computed once per forest fit when the forest registered ``obj``."""
+    """``make(obj)``, computed once per forest fit when the forest registered ``obj`` (a None
+    result too: a target that is not 0/1 is checked once, not once per tree)."""
     entry = _SHARED.get(id(obj))
     if entry is None or entry[0] is not obj:
         return make(obj)
     with _LOCK:
-        if entry[1] is None:
+        if entry[1] is _NOT_YET:
             entry[1] = make(obj)
     return entry[1]
 
@@ -149,8 +153,8 @@ class _FastForestMixin:
         if y.ndim == 2:
             y = np.ascontiguousarray(y)
         keys = [id(X), id(y)]
-        _SHARED[keys[0]] = [X, None]
-        _SHARED[keys[1]] = [y, None]
+        _SHARED[keys[0]] = [X, _NOT_YET]
+        _SHARED[keys[1]] = [y, _NOT_YET]
         try:
             return super().fit(X, y, sample_weight=sample_weight)
         finally:
