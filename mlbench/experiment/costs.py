@@ -7,11 +7,16 @@ dataset of shape (rows, features, labels) from the ``ok`` rows of earlier result
 1. the median of the rows of the same method on the same dataset under the same protocol (the
    cell's other splits: a protocol's preprocessing can change the shape the rows record, e.g.
    soshf keeps 1,486 of rcv1's 47,236 features, so the shape alone would miss them);
-2. else the median of the rows of the same method on the same shape, when there are any;
-3. else, for a method seen on several shapes, a per-method power law in the problem size
+2. else the median of the same method's rows under the same protocol on a *twin* dataset: one
+   whose registered shape (instances, features, labels in datasets.yaml) is within ``TWIN`` (10%)
+   of the cell's dataset's in each of the three, the closest such one (the five RCV1 subsets,
+   the ten Corel16k samples).  The recorded shape is the one after preprocessing (mc keeps rcv1's
+   ten most common labels), so it cannot be compared with a dataset not yet run;
+3. else the median of the rows of the same method on the same shape, when there are any;
+4. else, for a method seen on several shapes, a per-method power law in the problem size
    s = rows x features x labels, ``log t = a + b log s`` by least squares, the exponent clipped to
    [0.5, 2] (a single shape gives b = 1 through it);
-4. else (a method never seen), the same power law fitted on every method's rows.
+5. else (a method never seen), the same power law fitted on every method's rows.
 
 Costs are only a ranking and an estimate: the scheduler runs the largest predicted cells first, so
 that two cores are not left with one long cell each at the end of a grid, and ``run --dry-run``
@@ -27,8 +32,10 @@ import numpy as np
 
 _COLUMNS = ["method", "status", "fit_seconds", "predict_seconds", "n_train", "n_features",
             "n_labels"]
-#: naming the cell (rule 1); a file without them is still read, for rules 2-4
+#: naming the cell (rules 1-2); a file without them is still read, for rules 3-5
 _CELL = ["dataset", "protocol"]
+#: rule 2: the largest relative difference of a twin's registered instances, features or labels
+TWIN = 0.10
 
 
 def _log_size(n_train, n_features, n_labels):
@@ -52,12 +59,28 @@ class _Law:
         return float(np.exp(self.a + self.b * log_s))
 
 
+def registered_shapes():
+    """Dataset name -> (instances, features, labels) as datasets.yaml publishes it (rule 2)."""
+    from mlbench.data.registry import registry
+
+    shapes = {}
+    for name, entry in registry().items():
+        p = entry.published
+        shape = tuple(p.get(k) for k in ("instances", "features", "labels"))
+        if all(isinstance(v, int) for v in shape):
+            shapes[name] = shape
+    return shapes
+
+
 class CostModel:
     """Predicted seconds per cell (see the module docstring); :meth:`from_csvs` builds one."""
 
-    def __init__(self, rows):
-        """``rows``: a pandas DataFrame with the results columns of ``_COLUMNS`` (ok rows only)."""
+    def __init__(self, rows, shapes=None):
+        """``rows``: a pandas DataFrame with the results columns of ``_COLUMNS`` (ok rows only);
+        ``shapes``: dataset name -> registered shape, for rule 2 (default: datasets.yaml's)."""
         self.rows = rows
+        self._shapes = registered_shapes() if shapes is None else shapes
+        self._ran_on = {}            # (method, protocol) -> the datasets with rows, for rule 2
         if len(rows):
             t = np.log(np.maximum(rows["fit_seconds"] + rows["predict_seconds"], 1e-3))
             s = np.array([_log_size(*r) for r in rows[["n_train", "n_features", "n_labels"]]
@@ -65,6 +88,8 @@ class CostModel:
             timed = rows.assign(t=rows["fit_seconds"] + rows["predict_seconds"])
             self._siblings = (timed.groupby(["method", *_CELL])["t"].median().to_dict()
                               if set(_CELL) <= set(rows.columns) else {})
+            for method, dataset, protocol in self._siblings:
+                self._ran_on.setdefault((method, protocol), []).append(dataset)
             self._exact = (timed.groupby(["method", "n_train", "n_features", "n_labels"])["t"]
                            .median().to_dict())
             self._laws = {m: _Law.fit(s[idx], t.to_numpy()[idx])
@@ -104,8 +129,12 @@ class CostModel:
                 protocol=None):
         """Predicted seconds of one cell; None when the model has seen no result at all.  A
         method id never seen is predicted as ``fallback`` (its registered name) when that was.
-        ``dataset`` and ``protocol`` name the cell, for rule 1."""
+        ``dataset`` and ``protocol`` name the cell, for rules 1 and 2."""
         sibling = self._siblings.get((method, str(dataset), str(protocol)))
+        if sibling is None:
+            twin = self._twin(method, dataset, str(protocol))
+            if twin is not None:
+                sibling = self._siblings[(method, twin, str(protocol))]
         if sibling is not None:
             return float(sibling)
         if method not in self._laws and fallback in self._laws:
@@ -115,6 +144,21 @@ class CostModel:
             return float(self._exact[key])
         law = self._laws.get(method, self._pooled)
         return None if law is None else law(_log_size(n_train, n_features, n_labels))
+
+
+    def _twin(self, method, dataset, protocol):
+        """Rule 2: the dataset with rows of ``method`` under ``protocol`` whose registered shape is
+        closest to ``dataset``'s, if within ``TWIN`` in every dimension; else None."""
+        if dataset not in self._shapes:
+            return None
+        target = np.log(np.maximum(self._shapes[dataset], 1))
+        best, best_gap = None, np.log1p(TWIN)
+        for other in self._ran_on.get((method, protocol), ()):
+            if other in self._shapes:
+                gap = np.abs(np.log(np.maximum(self._shapes[other], 1)) - target).max()
+                if gap <= best_gap:
+                    best, best_gap = other, gap
+        return best
 
 
 def shipped_results():

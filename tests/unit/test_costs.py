@@ -112,3 +112,24 @@ def test_a_cells_other_splits_decide_before_its_shape():
     assert m.seconds("a", 100, 500, 5, dataset="d", protocol="p") == 20.0      # not 1000
     assert m.seconds("a", 100, 500, 5, dataset="d", protocol="q") == 1000.0    # other protocol
     assert m.seconds("a", 100, 500, 5) == 1000.0
+
+
+def test_a_twin_dataset_under_the_same_protocol_decides_before_the_recorded_shape():
+    """mc keeps rcv1's ten most common labels, so its rows record 10 labels where the registry
+    says 101: a cell on another RCV1 subset takes the median of the same method and protocol on a
+    dataset of the same registered shape, not a power law at 101 labels."""
+    rows = frame([["a", "ok", 10.0, 0.0, 5400, 47236, 10], ["a", "ok", 30.0, 0.0, 5400, 47236, 10],
+                  ["a", "ok", 1.0, 0.0, 500, 70, 6]])
+    rows["dataset"] = ["rcv1subset1", "rcv1subset1", "emotions"]
+    rows["protocol"] = ["mc", "mc", "mc"]
+    shapes = {"rcv1subset1": (6000, 47236, 101), "rcv1subset2": (6000, 47236, 101),
+              "emotions": (593, 72, 6), "emotions2": (5930, 72, 6)}
+    m = CostModel(rows, shapes=shapes)
+    assert m.seconds("a", 5400, 47236, 101, dataset="rcv1subset2", protocol="mc") == 20.0
+    assert m.seconds("a", 5400, 47236, 101, dataset="rcv1subset2", protocol="soshf") != 20.0
+    assert m.seconds("a", 5400, 47236, 101, dataset="emotions2", protocol="mc") != 20.0
+    from mlbench.experiment.costs import registered_shapes
+
+    shapes = registered_shapes()
+    m = CostModel(rows, shapes=shapes)
+    assert m.seconds("a", 5400, 47229, 101, dataset="rcv1subset4", protocol="mc") == 20.0
