@@ -45,20 +45,116 @@ def test_reconstruction_survives_duplicated_rows_and_zero_rows():
     assert_lasso_kkt(Z[:-1], W[:-1, :-1], atol=1e-5)
 
 
-def test_coordinate_descent_fallback_gives_the_same_lasso(monkeypatch):
+def test_coordinate_descent_gives_the_same_lasso():
     Z = RNG.standard_normal((20, 5))
     lars = sparse_reconstruction(Z)
-
-    class Broken:
-        def __init__(self, **kw):
-            pass
-
-        def fit(self, A, x):
-            raise ValueError("operands could not be broadcast together")
-
-    monkeypatch.setattr(mlfe, "LassoLars", Broken)
-    cd = sparse_reconstruction(Z)
+    cd = sparse_reconstruction(Z, solver="cd")
     np.testing.assert_allclose(cd, lars, atol=1e-6)
+    with pytest.raises(ConfigError, match="lasso_solver"):
+        sparse_reconstruction(Z, solver="admm")
+
+
+def _lars_kernel(X, batch, max_steps=100000, ratio=mlfe.LAMBDA_RATIO, dense=False):
+    import scipy.sparse as sp
+
+    from mlbench._ext._lars import lasso_rows
+
+    Xs = sp.csr_matrix(X)
+    mu, sd = X.mean(axis=0), X.std(axis=0)
+    sd[sd == 0] = 1.0
+    Z = (X - mu) / sd
+    G = Z @ Z.T
+    A = np.abs(G)
+    np.fill_diagonal(A, 0)
+    lams = ratio * A.max(axis=1)
+    W = np.zeros_like(G)
+    status = lasso_rows(Xs.indptr.astype(np.intp), Xs.indices.astype(np.intp), Xs.data, mu,
+                        1 / sd, G, lams, W, max_steps, batch, Zd=Z if dense else None)
+    return Z, lams, W, status
+
+
+@pytest.mark.parametrize("shape, density", [((60, 20), 1.0), ((40, 80), 1.0), ((150, 30), 0.3),
+                                            ((120, 40), 0.1)])
+def test_lars_kernel_is_scikit_learns_lasso_path_to_rounding(shape, density):
+    """Every row the kernel solves equals scikit-learn's LassoLars run to lam (no step cap) to
+    1e-9 relative, whatever the batch; rows it hands back are degenerate ones."""
+    from sklearn.linear_model import LassoLars
+
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal(shape) * (rng.random(shape) < density)
+    Z, lams, W, status = _lars_kernel(X, batch=3)
+    for batch in (1, 8, 64):
+        _, _, W2, status2 = _lars_kernel(X, batch=batch)
+        np.testing.assert_array_equal(status2, status)
+        np.testing.assert_array_equal(W2, W)
+    _, _, W3, status3 = _lars_kernel(X, batch=8, dense=True)     # BLAS instead of CSR passes
+    np.testing.assert_array_equal(status3, status)
+    np.testing.assert_allclose(W3, W, rtol=0, atol=1e-9 * np.abs(W).max())
+    assert (status == 0).mean() > 0.9
+    d = Z.shape[1]
+    for i in np.flatnonzero(status == 0)[:25]:
+        others = np.delete(np.arange(len(Z)), i)
+        ref = LassoLars(alpha=lams[i] / d, fit_intercept=False, max_iter=100000).fit(
+            Z[others].T, Z[i]).coef_
+        np.testing.assert_allclose(W[i, others], ref, rtol=0, atol=1e-9 * np.abs(ref).max())
+        assert W[i, i] == 0
+
+
+def test_lars_kernel_follows_the_path_past_scikit_learns_default_500_steps():
+    """A row whose path is longer than LassoLars's default max_iter: scikit-learn stops short of
+    lam without a warning; the kernel reaches it (the lasso's optimality conditions hold)."""
+    from sklearn.linear_model import LassoLars
+
+    rng = np.random.default_rng(3)
+    X = (rng.random((900, 480)) < 0.05).astype(float)
+    mu, sd = X.mean(axis=0), X.std(axis=0)
+    sd[sd == 0] = 1.0
+    Z = (X - mu) / sd
+    i, others = 0, np.arange(1, 900)
+    lam = mlfe.LAMBDA_RATIO * np.abs(Z[others] @ Z[i]).max()
+    capped = LassoLars(alpha=lam / 480, fit_intercept=False).fit(Z[others].T, Z[i])
+    assert capped.n_iter_ == 500 and capped.alphas_[-1] * 480 > 1.01 * lam
+    import scipy.sparse as sp
+
+    from mlbench._ext._lars import lasso_rows
+
+    Xs = sp.csr_matrix(X)
+    lams = np.zeros(900)
+    lams[i] = lam
+    W = np.zeros((900, 900))
+    status = lasso_rows(Xs.indptr.astype(np.intp), Xs.indices.astype(np.intp), Xs.data, mu,
+                        1 / sd, Z @ Z.T, lams, W, 100000)
+    assert status[0] == 0 and np.all(status[1:] == 2)
+    assert not mlfe.lasso_kkt_violations(Z, W, lams)[0]
+    assert mlfe.lasso_kkt_violations(Z, np.vstack([np.r_[0.0, capped.coef_], W[1:]]), lams)[0]
+
+
+def test_lars_kernel_checks_its_indices():
+    from mlbench._ext._lars import lasso_rows
+
+    G, lams, W = np.eye(2), np.ones(2), np.zeros((2, 2))
+    ok = dict(indptr=np.array([0, 1, 2], dtype=np.intp), indices=np.array([0, 1], dtype=np.intp),
+              data=np.ones(2), mu=np.zeros(2), inv_scale=np.ones(2), G=G, lams=lams, W=W,
+              max_steps=10)
+    lasso_rows(**ok)
+    for change, match in [(dict(indices=np.array([0, 2], dtype=np.intp)), "feature index"),
+                          (dict(indices=np.array([0, -1], dtype=np.intp)), "feature index"),
+                          (dict(indptr=np.array([0, 2, 1], dtype=np.intp)), "decreases|malformed"),
+                          (dict(indptr=np.array([0, 1, 3], dtype=np.intp)), "malformed"),
+                          (dict(G=np.eye(3)), "shapes"), (dict(batch=0), "batch")]:
+        with pytest.raises(ValueError, match=match):
+            lasso_rows(**{**ok, **change})
+
+
+def test_sparse_and_dense_inputs_give_the_same_reconstruction():
+    import scipy.sparse as sp
+
+    X = RNG.standard_normal((40, 12)) * (RNG.random((40, 12)) < 0.4)   # no duplicated rows
+    mu, sd = X.mean(axis=0), X.std(axis=0)
+    sd[sd == 0] = 1.0
+    dense = sparse_reconstruction((X - mu) / sd)
+    np.testing.assert_allclose(sparse_reconstruction(sp.csr_matrix(X), mean=mu, scale=sd), dense,
+                               atol=1e-10)
 
 
 def test_enrichment_is_the_bounded_qp_of_each_label():
