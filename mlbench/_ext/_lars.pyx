@@ -154,8 +154,8 @@ def lasso_rows(cnp.intp_t[::1] indptr, cnp.intp_t[::1] indices, double[::1] data
     status_arr = np.zeros(m, dtype=np.int8)
     cdef signed char[::1] status = status_arr
 
-    cdef Py_ssize_t next_row = 0, b, a, n, i, k, q, nd, done = 0
-    cdef double C, Cv, alpha, alpha_min, ss, diag, v, s, g1, g2, gam, num, den, t, zpos, zv, lam
+    cdef Py_ssize_t next_row = 0, b, a, n, i, k, q, nd
+    cdef double C, Cv, alpha, alpha_min, ss, diag, v, s, g1, g2, gam, num, den, zpos, zv, lam
     cdef bint finished, any_busy
     cdef double[:, ::1] L
 
@@ -298,7 +298,6 @@ def lasso_rows(cnp.intp_t[::1] indptr, cnp.intp_t[::1] indices, double[::1] data
                                 any_busy = True
                                 break
                     if finished:
-                        done += 1
                         row[b] = -1
                         continue
                 if row[b] < 0:
