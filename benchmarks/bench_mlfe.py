@@ -14,6 +14,11 @@ standardised as MLFE does; the first ``--rows`` of them are solved by
 Printed: CPU milliseconds per row and the ratios, then for each implementation how many rows break
 the lasso's optimality conditions (``|z_j . r_i| <= lam_i``, ``= lam_i`` on the support, 1e-6
 relative): the 500-step cap stops rows short of ``lam_i`` without a warning.
+
+``--msvr``: step 3 instead, on the first ``--rows`` rows (default 2000): :func:`msvr` (B kept in
+K's eigenbasis, two products with Q per step) against the previous form below (three: the solve's
+two and ``K @ step``), for three beta triples: CPU seconds, iterations, the objectives' relative
+difference and how many outputs change sign.
 """
 from __future__ import annotations
 
@@ -27,8 +32,70 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LassoLars
 
 from mlbench.data import load_dataset
+from mlbench.methods.embedding import mlfe
 from mlbench.methods.embedding.mlfe import (LAMBDA_RATIO, _lasso_cd, lasso_kkt_violations,
                                             sparse_reconstruction)
+
+
+def _msvr_before(K, U, beta1, beta2, beta3, eps=1e-3, tol=1e-5, max_iter=500, eig=None):
+    """msvr as it was before the eigenbasis form (the reference of ``--msvr``)."""
+    m, q = U.shape
+    lam, Q = eig
+    inv = 1.0 / (np.maximum(lam, 0.0) + 1.0 / beta1)
+
+    def solve(R):
+        return Q @ (inv[:, None] * (Q.T @ R))
+
+    H1 = solve(np.ones((m, 1)))[:, 0]
+    S = np.sign(U)
+    Z = mlfe._rank_weights(S)
+    B, b = np.zeros((m, q)), U.mean(axis=0)
+    KB = K @ B
+
+    def objective(B, b, KB):
+        return mlfe._objective(U, S, Z, KB + b, np.sum(B * KB), beta1, beta2, beta3, eps)
+
+    value, r = objective(B, b, KB)
+    n_iter = 0
+    for n_iter in range(1, max_iter + 1):
+        P = KB + b
+        d = np.where(r > eps, beta1 * (r - eps) / np.where(r > 0, r, 1.0), 0.0)
+        G = beta2 * S * (S * P < 0) + beta3 * Z
+        HR = solve(P + (d[:, None] / beta1) * (U - P) + G / beta1)
+        b_new = (np.ones(m) @ HR) / H1.sum()
+        step = HR - np.outer(H1, b_new) - B
+        K_step, eta = K @ step, 1.0
+        while True:
+            B_try, b_try, KB_try = B + eta * step, b + eta * (b_new - b), KB + eta * K_step
+            new_value, new_r = objective(B_try, b_try, KB_try)
+            if new_value <= value or eta < 1e-10:
+                break
+            eta /= 2.0
+        if new_value > value:
+            break
+        decrease = value - new_value
+        B, b, KB, value, r = B_try, b_try, KB_try, new_value, new_r
+        if decrease <= tol * max(abs(value), 1e-12):
+            break
+    return B, b, n_iter
+
+
+def bench_msvr(name, n_rows):
+    ds = load_dataset(name)
+    X = sp.csr_matrix(ds.X, dtype=float)[:n_rows].toarray()
+    Y = ds.Y[:n_rows]
+    Y = np.asarray(Y.toarray() if sp.issparse(Y) else Y, dtype=float)
+    mu, sd = X.mean(axis=0), X.std(axis=0)
+    sd[sd == 0] = 1.0
+    part = mlfe._Part((X - mu) / sd, 2.0 * Y - 1, 1.0, 2.0)
+    for betas in ((1.0, 1.0, 1.0), (5.0, 10.0, 1.0), (10.0, 15.0, 10.0)):
+        (B0, b0, n0), t0 = cpu(lambda: _msvr_before(part.K, part.U, *betas, eig=part.eig))
+        (B1, b1, n1), t1 = cpu(lambda: mlfe.msvr(part.K, part.U, *betas, eig=part.eig))
+        v0 = mlfe.msvr_objective(part.K, part.U, B0, b0, *betas, 1e-3)[0]
+        v1 = mlfe.msvr_objective(part.K, part.U, B1, b1, *betas, 1e-3)[0]
+        flips = int((np.sign(part.K @ B0 + b0) != np.sign(part.K @ B1 + b1)).sum())
+        print(f"{name:12s} {len(X):6d} x {Y.shape[1]:4d} {str(betas):18s} {t1:7.2f} {t0:7.2f} "
+              f"{t0 / t1:6.2f}x {n1:5d} {n0:5d} {(v1 - v0) / abs(v0):9.1e} {flips:6d}", flush=True)
 
 
 def _sklearn_rows(Z, lams, rows, cap, fallback):
@@ -82,13 +149,20 @@ def bench(name, n_rows):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", default="cal500,yeast,scene,image,enron,corel16k-s1")
-    ap.add_argument("--rows", type=int, default=64)
+    ap.add_argument("--rows", type=int, default=None)
+    ap.add_argument("--msvr", action="store_true", help="time step 3 instead of step 1")
     args = ap.parse_args()
+    if args.msvr:
+        print(f"{'dataset':12s} {'rows x labels':>13s} {'betas':18s} {'now s':>7s} {'before':>7s} "
+              f"{'ratio':>7s} {'iter':>5s} {'before':>5s} {'obj diff':>9s} {'flips':>6s}")
+        for name in filter(None, args.datasets.split(",")):
+            bench_msvr(name, args.rows or 2000)
+        return
     print(f"{'':33s} {'CPU ms per row':>26s} {'ratio':>19s} {'rows breaking the KKT':>22s}")
     print(f"{'dataset':12s} {'dictionary':>14s} {'rows':>5s} {'now':>8s} {'before':>8s} {'sklearn':>8s} "
           f"{'vs before':>9s} {'vs sklearn':>9s} {'now':>6s} {'before':>6s} {'sklearn':>6s}")
     for name in filter(None, args.datasets.split(",")):
-        bench(name, args.rows)
+        bench(name, args.rows or 64)
 
 
 if __name__ == "__main__":

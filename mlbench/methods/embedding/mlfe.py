@@ -194,17 +194,17 @@ def _rank_weights(S):
 def msvr_objective(K, U, B, b, beta1, beta2, beta3, eps):
     """(*) of the module docstring and its per-row residual norms."""
     S = np.sign(U)
-    return _objective(U, S, _rank_weights(S), B, b, K @ B, beta1, beta2, beta3, eps)
+    KB = K @ B
+    return _objective(U, S, _rank_weights(S), KB + b, np.sum(B * KB), beta1, beta2, beta3, eps)
 
 
-def _objective(U, S, Z, B, b, KB, beta1, beta2, beta3, eps):
-    """(*) with ``S = sign(U)``, ``Z = _rank_weights(S)`` and ``KB = K @ B`` given."""
-    P = KB + b
+def _objective(U, S, Z, P, quad, beta1, beta2, beta3, eps):
+    """(*) with ``S = sign(U)``, ``Z = _rank_weights(S)``, the outputs ``P = K B + b`` and
+    ``quad = sum_j B_j^T K B_j`` given."""
     r = np.sqrt(((U - P) ** 2).sum(axis=1))
     loss = np.where(r >= eps, (r - eps) ** 2, 0.0).sum()
     hinge = np.maximum(0.0, -S * P).sum()
-    value = (0.5 * np.sum(B * KB) + 0.5 * beta1 * loss + beta2 * hinge
-             - beta3 * np.sum(Z * P))
+    value = 0.5 * quad + 0.5 * beta1 * loss + beta2 * hinge - beta3 * np.sum(Z * P)
     return float(value), r
 
 
@@ -217,46 +217,55 @@ def msvr(K, U, beta1, beta2, beta3, eps=1e-3, tol=1e-5, max_iter=500, start=None
     current linear piece.  The surrogate's stationary point, for all labels at once:
     ``(K + I / beta1) B + 1 b^T = T + G / beta1`` and ``1^T B = 0``, with
     ``G = beta2 s [s f < 0] + beta3 z``.  Its matrix is the same at every step and for every beta2,
-    beta3: one eigendecomposition ``K = Q diag(lam) Q^T`` (``eig``, shared across calls) solves it
-    in O(m^2 q).  Each step backtracks until (*) decreases.  ``start``: (B, b) to begin from (a
-    neighbouring beta's solution).
+    beta3: one eigendecomposition ``K = Q diag(lam) Q^T`` (``eig``, shared across calls) solves it.
+    B is kept in the eigenbasis (``Bt = Q^T B``), where the solve is a scaling, so a step costs two
+    products with Q (``Q^T`` of the right-hand side, ``Q`` of the step for ``K B``), O(m^2 q) each,
+    and ``sum_j B_j^T K B_j = sum lam Bt^2`` is a sum.  Each step backtracks until (*) decreases
+    (``K B`` and that quadratic are known along the step without a product).  ``start``: (B, b) to
+    begin from (a neighbouring beta's solution).
     """
     m, q = U.shape
     lam, Q = la.eigh(K) if eig is None else eig
-    inv = 1.0 / (np.maximum(lam, 0.0) + 1.0 / beta1)
-
-    def solve(R):  # (K + I/beta1)^-1 R
-        return Q @ (inv[:, None] * (Q.T @ R))
-
-    H1 = solve(np.ones((m, 1)))[:, 0]
+    inv = (1.0 / (np.maximum(lam, 0.0) + 1.0 / beta1))[:, None]
+    lam = lam[:, None]
+    c = Q.sum(axis=0)                        # Q^T 1
+    Ht1 = inv[:, 0] * c                      # Q^T (K + I/beta1)^-1 1
     S = np.sign(U)
     Z = _rank_weights(S)
     Zw = beta3 * Z
-    B, b = (np.zeros((m, q)), U.mean(axis=0)) if start is None else start
-    KB = K @ B
-    value, r = _objective(U, S, Z, B, b, KB, beta1, beta2, beta3, eps)
+    if start is None:
+        Bt, b = np.zeros((m, q)), U.mean(axis=0)
+    else:
+        Bt, b = Q.T @ start[0], start[1]
+    KB = Q @ (lam * Bt)
+    quad = float(np.sum(lam * Bt * Bt))
+    value, r = _objective(U, S, Z, KB + b, quad, beta1, beta2, beta3, eps)
     n_iter = 0
     for n_iter in range(1, max_iter + 1):
         P = KB + b
         d = np.where(r > eps, beta1 * (r - eps) / np.where(r > 0, r, 1.0), 0.0)
         G = beta2 * S * (S * P < 0) + Zw
-        HR = solve(P + (d[:, None] / beta1) * (U - P) + G / beta1)
-        b_new = (np.ones(m) @ HR) / H1.sum()
-        B_new = HR - np.outer(H1, b_new)
-        step, K_step, eta = B_new - B, K @ (B_new - B), 1.0
-        while True:  # backtrack along the step until (*) decreases (K B is linear along it)
-            B_try, b_try, KB_try = B + eta * step, b + eta * (b_new - b), KB + eta * K_step
-            new_value, new_r = _objective(U, S, Z, B_try, b_try, KB_try, beta1, beta2, beta3, eps)
+        HRt = inv * (Q.T @ (P + (d[:, None] / beta1) * (U - P) + G / beta1))
+        b_new = (c @ HRt) / (c @ Ht1)
+        step = HRt - np.outer(Ht1, b_new) - Bt
+        K_step = Q @ (lam * step)
+        q1, q2 = float(np.sum(lam * Bt * step)), float(np.sum(lam * step * step))
+        eta = 1.0
+        while True:  # backtrack along the step until (*) decreases
+            b_try, KB_try = b + eta * (b_new - b), KB + eta * K_step
+            quad_try = quad + 2.0 * eta * q1 + eta * eta * q2
+            new_value, new_r = _objective(U, S, Z, KB_try + b_try, quad_try, beta1, beta2, beta3,
+                                          eps)
             if new_value <= value or eta < 1e-10:
                 break
             eta /= 2.0
         if new_value > value:  # no descent along the step: (*) is at its minimum to rounding
             break
         decrease = value - new_value
-        B, b, KB, value, r = B_try, b_try, KB_try, new_value, new_r
+        Bt, b, KB, quad, value, r = Bt + eta * step, b_try, KB_try, quad_try, new_value, new_r
         if decrease <= tol * max(abs(value), 1e-12):
             break
-    return B, b, n_iter
+    return Q @ Bt, b, n_iter
 
 
 class _Part:
