@@ -116,8 +116,9 @@ def lasso_rows(cnp.intp_t[::1] indptr, cnp.intp_t[::1] indices, double[::1] data
             raise ValueError("lasso_rows: inconsistent shapes")
     cdef int gm, gn, gk, ldv, ldz
     cdef double one_d = 1.0, zero_d = 0.0
-    batch = min(batch, m)
     cdef Py_ssize_t kmax = min(d, m - 1) + 1
+    # each slot holds a kmax x kmax factor: no more slots than fit in 256 MB (at least one)
+    batch = max(1, min(batch, m, (256 << 20) // (8 * kmax * kmax)))
     cdef double dd = <double>d
 
     # per-slot state

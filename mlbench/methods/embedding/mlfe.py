@@ -115,9 +115,9 @@ def sparse_reconstruction(X, lambda_ratio=LAMBDA_RATIO, *, mean=None, scale=None
     ``w_i = argmin 1/2 ||z_i - Z_{-i}^T w||^2 + lam_i ||w||_1``, ``lam_i = lambda_ratio *
     max_k |<z_k, z_i>|``, with ``Z = (X - mean) / scale`` (default: X as given; X may be sparse,
     which the LARS kernel uses).  ``solver="lars"``: the exact homotopy of
-    :mod:`mlbench._ext._lars`, all rows in batches; a row it reports degenerate (duplicated rows),
-    or whose solution fails the optimality conditions by more than 1e-6 relative, is solved by
-    coordinate descent.  ``solver="cd"``: coordinate descent for every row.  ``rows``: solve only
+    :mod:`mlbench._ext._lars`, all rows in batches; a row it hands back (a degenerate active set:
+    duplicated rows), or whose solution fails the optimality conditions by more than 1e-6
+    relative, is solved by coordinate descent.  ``solver="cd"``: coordinate descent for every row.  ``rows``: solve only
     these (the others stay zero; for benchmarks).
     """
     from mlbench._ext._lars import lasso_rows
@@ -144,10 +144,10 @@ def sparse_reconstruction(X, lambda_ratio=LAMBDA_RATIO, *, mean=None, scale=None
                             Zd=np.ascontiguousarray(Z) if dense else None)
         todo = (status == 1) | ((status == 0) & lasso_kkt_violations(Z, W, lams))
     elif solver == "cd":
-        todo = lams > 0
+        todo = lams > 0    # lam_i = 0: z_i is orthogonal to every other row, w_i = 0
     else:
         raise ConfigError(f"MLFE: lasso_solver must be 'lars' or 'cd', got {solver!r}")
-    for i in np.flatnonzero(todo):  # x_i orthogonal to every other row (lam = 0): w_i = 0
+    for i in np.flatnonzero(todo):
         others = np.delete(np.arange(m), i)
         W[i] = 0.0
         W[i, others] = _lasso_cd(Z[others].T, Z[i], lams[i])
