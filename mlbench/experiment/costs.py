@@ -242,6 +242,19 @@ def plan_lines(todo, costs, workers, largest=5):
         lines.append("largest cells (estimated seconds):")
         lines += [f"  {costs[c.key]:>10,.0f}  {c.label}" for c in todo[:largest]
                   if costs.get(c.key) is not None]
+        groups = {}
+        for c in todo:
+            n, total = groups.get((c.dataset, c.method), (0, 0.0))
+            groups[(c.dataset, c.method)] = (n + 1, total + (costs.get(c.key) or 0.0))
+        if len(groups) > 1:
+            ranked = sorted(groups.items(), key=lambda g: -g[1][1])
+            lines.append("by dataset and method (estimated core-hours, cells):")
+            lines += [f"  {total / 3600:>10,.2f}  {n:>5}  {dataset} {method}"
+                      for (dataset, method), (n, total) in ranked[:2 * largest]]
+            if len(ranked) > 2 * largest:
+                rest = ranked[2 * largest:]
+                lines.append(f"  {sum(t for _, (_, t) in rest) / 3600:>10,.2f}  "
+                             f"{sum(n for _, (n, _) in rest):>5}  {len(rest)} more")
     lines.append("estimates come from earlier results (results/papers and the --out file): "
                  "a rough guide, often within 2x")
     return lines

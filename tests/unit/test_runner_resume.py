@@ -315,8 +315,12 @@ def test_dry_run_plans_without_writing_and_orders_longest_first(shifted, tmp_pat
     assert "4 cell(s) to run" in stdout and "0 cell(s) already done" in err
     assert "0.03 core-hours" in stdout  # (2 x 50 + 2 x 1) s
     assert "0.01 h wall on 2 worker(s)" in stdout  # LPT: 50+1 on each core
-    largest = [line.split()[1:] for line in stdout.splitlines() if line.startswith("  ")]
+    head, groups = stdout.split("by dataset and method")
+    largest = [line.split()[1:] for line in head.splitlines() if line.startswith("  ")]
     assert [m for _, m, _ in largest] == ["toy-shift-b", "toy-shift-b", "toy-shift-a", "toy-shift-a"]
+    by_group = [line.split() for line in groups.splitlines() if line.startswith("  ")]
+    assert [(g[0], g[1], g[3]) for g in by_group] == [("0.03", "2", "toy-shift-b"),
+                                                     ("0.00", "2", "toy-shift-a")]
 
     cli(["run", "-p", proto, "-o", out, "-j", 1, "-q"])
     rep = run_experiment(load_protocol(str(proto)), out=out, dry_run=True)
