@@ -64,3 +64,25 @@ def test_tree_base_replaces_only_the_default_entropy_tree():
     assert isinstance(tree_base("c45", {})[0], EntropyTree)
     assert tree_base("tree", {"max_depth": 3}) == ("tree", {"max_depth": 3})
     assert tree_base("lr", None) == ("lr", None)
+
+
+def test_a_chain_of_entropy_trees_sorts_x_once_and_grows_the_same_trees(monkeypatch):
+    """ClassifierChain presorts x's columns once for all its trees (PresortedPrefixes); every
+    tree array equals the one grown tree by tree (x sorted again each time)."""
+    from mlbench.methods.transformation import cc
+
+    X = np.hstack([Xc, (Xc[:, :3] > 0).astype(float)])
+    Y = Yc.copy()
+    Y[:, 4] = 0                                          # a constant label in the middle
+    shared = cc.ClassifierChain(base=EntropyTree(), order="random", random_state=3).fit(X, Y)
+    calls = []
+    monkeypatch.setattr(cc, "_presorted_prefixes", lambda *a: calls.append(1))
+    plain = cc.ClassifierChain(base=EntropyTree(), order="random", random_state=3).fit(X, Y)
+    assert calls == [1]
+    for a, b in zip(shared.estimators_, plain.estimators_):
+        assert type(a) is type(b)
+        if isinstance(a, EntropyTree):
+            assert a.n_features_in_ == b.n_features_in_
+            for f in ("feature_", "threshold_", "left_", "right_", "value_"):
+                np.testing.assert_array_equal(getattr(a, f), getattr(b, f))
+    np.testing.assert_array_equal(shared.predict_proba(X), plain.predict_proba(X))
