@@ -145,7 +145,6 @@ class CostModel:
         law = self._laws.get(method, self._pooled)
         return None if law is None else law(_log_size(n_train, n_features, n_labels))
 
-
     def _twin(self, method, dataset, protocol):
         """Rule 2: the dataset with rows of ``method`` under ``protocol`` whose registered shape is
         closest to ``dataset``'s, if within ``TWIN`` in every dimension; else None."""
