@@ -12,8 +12,18 @@ both give the same test scores, thresholds and predictions (bit for bit).  Then 
 protocol's COCOA (``--n-estimators`` members, Cython only) and prints its fit and predict time.
 Times include the per-label F-measure thresholds (scoring the training part with every tree).
 Last, the same comparison for ``rf-cost`` (scikit-learn's Bagging over ``DecisionTreeClassifier``
-against Bagging over :class:`~mlbench.methods.transformation.fast_tree.EntropyTree`) with
+against :class:`~mlbench.methods.transformation.fast_tree.BaggedEntropyForest`) with
 ``--forest-estimators`` trees per label.
+
+``--forests rf-adasyn,rf-cost`` instead times those forests (the protocol's 50 trees, the first
+``--labels`` labels) three ways, CPU seconds of fit in the same run: scikit-learn's Bagging over
+``DecisionTreeClassifier`` (``backend="sklearn"``), scikit-learn's Bagging over ``EntropyTree``
+(the previous implementation: columns sorted again for every tree) and ``BaggedEntropyForest``
+(columns sorted once per forest, or once for all labels when X is not resampled); all three must
+give the same scores::
+
+    MLBENCH_MIRROR=../shared/datasets .venv/bin/python benchmarks/bench_cocoa.py \
+        --datasets yeast,rcv1subset1 --forests rf-adasyn,rf-cost --labels 4
 """
 from __future__ import annotations
 
@@ -21,11 +31,14 @@ import argparse
 import time
 
 import numpy as np
+from sklearn.ensemble import BaggingClassifier
 
 from mlbench.data.load import load_dataset
 from mlbench.data.preprocess import Pipeline, take_rows
 from mlbench.data.splits import make_splits
 from mlbench.methods import registry
+from mlbench.methods.transformation import imbalance
+from mlbench.methods.transformation.fast_tree import EntropyTree
 from mlbench.protocols import load_protocol
 
 
@@ -47,6 +60,42 @@ def timed(X, Y, Xt, method="cocoa", **kw):
     return model, scores, fit, time.perf_counter() - t
 
 
+class _PreviousForest(BaggingClassifier):
+    """Bagging over EntropyTree: each member sorts its own columns (the implementation before
+    BaggedEntropyForest); ``presorted`` is ignored."""
+
+    def fit(self, X, y, presorted=None):
+        return super().fit(X, y)
+
+
+def cpu_fit(X, Y, method, **kw):
+    t = time.process_time()
+    model = registry.make(method, random_state=0, **kw).fit(X, Y)
+    return model, time.process_time() - t
+
+
+def forests(name, X, Y, Xt, methods, labels):
+    Y = Y[:, :labels]
+    for method in methods:
+        ref, t_ref = cpu_fit(X, Y, method, backend="sklearn")
+        fast, t_fast = cpu_fit(X, Y, method)
+        real = imbalance.paper_forest
+        try:
+            imbalance.paper_forest = lambda n_estimators, fraction, leaf, seed, backend: (
+                _PreviousForest(EntropyTree(min_samples_leaf=leaf), n_estimators=n_estimators,
+                                max_samples=fraction, max_features=fraction, bootstrap=False,
+                                bootstrap_features=False, random_state=seed))
+            prev, t_prev = cpu_fit(X, Y, method)
+        finally:
+            imbalance.paper_forest = real
+        s = [m.predict_proba(Xt) for m in (ref, prev, fast)]
+        same = all(np.array_equal(s[0], o) for o in s[1:]) and all(
+            np.array_equal(ref.threshold_, m.threshold_) for m in (prev, fast))
+        print(f"{name:11s} {method:9s} {X.shape[0]:5d} {X.shape[1]:5d} {Y.shape[1]:3d} "
+              f"{t_ref:10.1f} {t_prev:10.1f} {t_fast:8.1f} {t_prev / t_fast:8.2f}x "
+              f"{t_ref / t_fast:8.2f}x {str(same):>9s}", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", default="yeast")
@@ -54,8 +103,18 @@ def main():
     ap.add_argument("--reference-estimators", type=int, default=5)
     ap.add_argument("--n-couplings", type=int, default=10)
     ap.add_argument("--forest-estimators", type=int, default=10)
+    ap.add_argument("--forests", default="", help="e.g. rf-adasyn,rf-cost: the forest timing")
+    ap.add_argument("--labels", type=int, default=4, help="labels fitted by --forests")
     args = ap.parse_args()
     protocol = load_protocol("soshf")
+    if args.forests:
+        print(f"{'dataset':11s} {'method':9s} {'n':>5s} {'p':>5s} {'L':>3s} {'sklearn s':>10s} "
+              f"{'before s':>10s} {'now s':>8s} {'vs before':>9s} {'vs sklearn':>9s} "
+              f"{'identical':>9s}  (CPU seconds of fit)")
+        for name in args.datasets.split(","):
+            X, Y, Xt, _ = first_split(name, protocol)
+            forests(name, X, Y, Xt, args.forests.split(","), args.labels)
+        return
 
     print(f"{'dataset':9s} {'n':>5s} {'p':>5s} {'L':>3s} {'members':>7s} {'sklearn s':>9s} "
           f"{'cython s':>8s} {'ratio':>6s} {'identical':>9s} {'full fit s':>10s} {'predict s':>9s}")

@@ -412,6 +412,72 @@ def gather_transpose(const float32_t[:, ::1] X, const intp_t[::1] rows):
     return out_a
 
 
+def subset_presorted(const float32_t[:, ::1] XT, const intp_t[:, ::1] S,
+                     const intp_t[::1] features, const intp_t[::1] rows):
+    """A bagged tree's input for :func:`grow_tree`, taken from columns sorted once for all trees.
+
+    ``XT`` (P, n) holds all of X's columns (``gather_transpose(X, all rows)``), ``S`` (P, n) each
+    of them sorted (:func:`presort`); the tree reads the columns ``features`` (in that order) of
+    the rows ``rows`` (strictly increasing).  Returns ``(Xl, St)``: ``Xl[f] = XT[features[f],
+    rows]`` and ``St`` (p + 1, m) whose row f lists the tree-local positions of ``rows`` in the
+    order ``S[features[f]]`` sorts them, its last row 0..m-1: what ``presort`` of ``Xl`` gives up
+    to the order among equal values, which the builder does not read.  O(p n) instead of a sort
+    per column.  Every index is checked: a row of ``S`` that is not a permutation of 0..n-1 is an
+    error.
+    """
+    cdef intp_t P = XT.shape[0], n = XT.shape[1], p = features.shape[0], m = rows.shape[0]
+    cdef intp_t f, F, i, j, k, r, l, bad = 0
+    if S.shape[0] != P or S.shape[1] != n:
+        raise ValueError(f"subset_presorted: S is {S.shape[0]} x {S.shape[1]}, XT {P} x {n}")
+    for f in range(p):
+        if features[f] < 0 or features[f] >= P:
+            raise IndexError(f"feature {features[f]} outside X's {P} columns")
+    for i in range(m):
+        if rows[i] < 0 or rows[i] >= n or (i > 0 and rows[i] <= rows[i - 1]):
+            raise IndexError(f"rows must be increasing indices below {n}; got {rows[i]} at {i}")
+    local_a = np.full(n, -1, dtype=np.intp)
+    seen_a = np.full(n, -1, dtype=np.intp)
+    Xl_a = np.empty((p, m), dtype=np.float32)
+    St_a = np.empty((p + 1, m), dtype=np.intp)
+    cdef intp_t[::1] local = local_a, seen = seen_a
+    cdef float32_t[:, ::1] Xl = Xl_a
+    cdef intp_t[:, ::1] St = St_a
+    cdef const float32_t* x
+    cdef const intp_t* s
+    cdef intp_t* out
+    with nogil:
+        for i in range(m):
+            local[rows[i]] = i
+            St[p, i] = i
+        for f in range(p):
+            F = features[f]
+            x = &XT[F, 0]
+            for i in range(m):
+                Xl[f, i] = x[rows[i]]
+            s = &S[F, 0]
+            out = &St[f, 0]
+            k = 0
+            for j in range(n):
+                r = s[j]
+                if r < 0 or r >= n or seen[r] == f:
+                    bad = 1
+                    break
+                seen[r] = f
+                l = local[r]
+                if l >= 0:
+                    if k >= m:
+                        bad = 1
+                        break
+                    out[k] = l
+                    k += 1
+            if bad or k != m:
+                bad = 1
+                break
+    if bad:
+        raise ValueError("subset_presorted: a row of S is not a permutation of X's rows")
+    return Xl_a, St_a
+
+
 cdef inline intp_t _count_equal(const float32_t* x, intp_t n, float32_t v) noexcept nogil:
     cdef intp_t i, c = 0
     for i in range(n):

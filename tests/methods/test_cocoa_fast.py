@@ -172,3 +172,87 @@ def test_presort_is_an_argsort_of_every_row():
         v = Xl[f, order[f]]
         v = v[~np.isnan(v)]
         assert np.all(np.diff(v) >= 0), f
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_bagged_entropy_forest_equals_sklearn_bagging_member_for_member(case):
+    """BaggedEntropyForest draws Bagging's seeds, features and rows and grows, from columns
+    sorted once, every member scikit-learn grows (continuous, tied, two-valued columns)."""
+    from sklearn.ensemble import BaggingClassifier
+
+    from mlbench.methods.transformation.fast_tree import BaggedEntropyForest
+
+    rng = np.random.RandomState(case)
+    n, p = 60 + 37 * case, 3 + 2 * case
+    kind = case % 3
+    A = (rng.randn(n, p) if kind == 0 else rng.randint(0, 3, (n, p)).astype(float) if kind == 1
+         else (rng.rand(n, p) < 0.3).astype(float))
+    y = np.where(A[:, 0] + rng.randn(n) > 0.2, "yes", "no")
+    kw = dict(n_estimators=7, max_samples=0.75 if case % 2 else 40, max_features=0.6,
+              random_state=case)
+    ref = BaggingClassifier(DecisionTreeClassifier(criterion="entropy", min_samples_leaf=2),
+                            bootstrap=False, bootstrap_features=False, **kw).fit(A, y)
+    fast = BaggedEntropyForest(min_samples_leaf=2, **kw).fit(A, y)
+    assert list(fast.classes_) == list(ref.classes_)
+    for t_ref, t_fast, f_ref, f_fast, s_ref, s_fast in zip(
+            ref.estimators_, fast.estimators_, ref.estimators_features_,
+            fast.estimators_features_, ref.estimators_samples_, fast.estimators_samples_):
+        np.testing.assert_array_equal(f_ref, f_fast)
+        np.testing.assert_array_equal(s_ref, s_fast)
+        tr = t_ref.tree_
+        np.testing.assert_array_equal(tr.feature, t_fast.feature_)
+        np.testing.assert_array_equal(tr.threshold, t_fast.threshold_)
+        np.testing.assert_array_equal(tr.children_left, t_fast.left_)
+        np.testing.assert_array_equal(tr.value[:, 0, :], t_fast.value_)
+    np.testing.assert_array_equal(ref.predict_proba(A), fast.predict_proba(A))
+
+
+def test_forest_sorts_x_once_for_every_label_it_does_not_resample(monkeypatch):
+    """rf-cost presorts X once for all labels (the forests read it, not a copy); rf-adasyn once
+    per label (each label has its own rows)."""
+    from mlbench.methods.transformation import fast_tree
+
+    made = []
+    real = fast_tree.Presorted.__init__
+
+    def counting(self, X32):
+        made.append(X32.shape)
+        real(self, X32)
+
+    monkeypatch.setattr(fast_tree.Presorted, "__init__", counting)
+    registry.make("rf-cost", n_estimators=3, random_state=0).fit(X[:110], Y[:110])
+    assert made == [(110, X.shape[1])]
+    made.clear()
+    m = registry.make("rf-adasyn", n_estimators=3, random_state=0).fit(X[:110], Y[:110])
+    resampled = Y.shape[1] - m.fit_info_["adasyn_skipped"]
+    assert len(made) == Y.shape[1] and sum(s[0] > 110 for s in made) == resampled
+
+
+def test_subset_presorted_checks_every_index():
+    from mlbench._ext._cocoa import subset_presorted
+    from mlbench.methods.transformation.fast_tree import presort
+
+    XT = np.ascontiguousarray(np.random.RandomState(0).randn(3, 10), dtype=np.float32)
+    S = presort(XT)
+    feats, rows = np.array([2, 0], dtype=np.intp), np.array([1, 4, 5, 9], dtype=np.intp)
+    Xl, St = subset_presorted(XT, S, feats, rows)
+    np.testing.assert_array_equal(Xl, XT[feats][:, rows])
+    for f in range(2):
+        assert np.all(np.diff(Xl[f, St[f]]) >= 0) and sorted(St[f]) == list(range(4))
+    np.testing.assert_array_equal(St[2], np.arange(4))
+    with pytest.raises(IndexError, match="feature 3"):
+        subset_presorted(XT, S, np.array([3], dtype=np.intp), rows)
+    with pytest.raises(IndexError, match="increasing"):
+        subset_presorted(XT, S, feats, np.array([4, 1], dtype=np.intp))
+    with pytest.raises(IndexError, match="increasing"):
+        subset_presorted(XT, S, feats, np.array([1, 10], dtype=np.intp))
+    bad = S.copy()
+    bad[0, 3] = 12
+    with pytest.raises(ValueError, match="not a permutation"):
+        subset_presorted(XT, bad, feats, rows)
+    bad = S.copy()
+    bad[0, 3] = bad[0, 4]
+    with pytest.raises(ValueError, match="not a permutation"):
+        subset_presorted(XT, bad, np.array([0], dtype=np.intp), np.arange(10, dtype=np.intp))
+    with pytest.raises(ValueError, match="S is"):
+        subset_presorted(XT, S[:2], feats, rows)

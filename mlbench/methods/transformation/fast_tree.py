@@ -21,14 +21,18 @@ import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
+from sklearn.utils.random import sample_without_replacement
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mlbench._ext._cocoa import (apply_tree, gather_transpose, grow_tree, grow_tree_binary,
-                                 pack_rows, presort_majority, two_valued_columns)
+                                 pack_rows, presort_majority, subset_presorted,
+                                 two_valued_columns)
 from mlbench.errors import ConfigError
 
 #: scikit-learn's splitter draws its xorshift seed as ``RandomState(seed).randint(0, RAND_R_MAX)``
 RAND_R_MAX = 2147483647
+#: scikit-learn's ensembles draw their members' seeds below this (``ensemble._bagging.MAX_INT``)
+MAX_INT = np.iinfo(np.int32).max
 
 
 #: densify a sparse X for the Cython builder only up to this many cells (67 MB as float32, 134 MB
@@ -169,6 +173,112 @@ class PresortedPrefixes:
         S[p] = np.arange(n)
         return grow_tree(self.Xl[:p], S, np.ascontiguousarray(codes, dtype=np.intp), n_classes,
                          splitter_seed(random_state), min_samples_leaf, -1)
+
+
+class Presorted:
+    """X's columns transposed and sorted once, for every tree of a forest grown on X (or X's bit
+    sets when every column is two-valued): a tree on some of X's rows and columns then takes its
+    sorted columns from these (:func:`subset_presorted`, O(n) per column) instead of sorting its
+    own.  The same trees as :func:`grow` on the tree's rows and columns."""
+
+    def __init__(self, X32):
+        self.X = X32
+        self.two_valued = two_valued_columns(X32)
+        if not self.two_valued:
+            self.XT = gather_transpose(X32, np.arange(X32.shape[0], dtype=np.intp))
+            self.S = presort(self.XT)
+
+    def grow(self, features, rows, codes, n_classes, random_state, min_samples_leaf=1):
+        """:func:`grow` on ``X[:, features]`` and ``rows`` (increasing)."""
+        features = np.ascontiguousarray(features, dtype=np.intp)
+        rows = np.ascontiguousarray(rows, dtype=np.intp)
+        y = np.ascontiguousarray(codes[rows], dtype=np.intp)
+        state = splitter_seed(random_state)
+        if self.two_valued:
+            lo, hi, H = self.two_valued
+            return grow_tree_binary(pack_rows(H, rows)[features], lo[features], hi[features], y,
+                                    n_classes, state, min_samples_leaf, -1)
+        Xl, S = subset_presorted(self.XT, self.S, features, rows)
+        return grow_tree(Xl, S, y, n_classes, state, min_samples_leaf, -1)
+
+
+class BaggedEntropyForest(ClassifierMixin, BaseEstimator):
+    """``BaggingClassifier(DecisionTreeClassifier(criterion="entropy", min_samples_leaf=...),
+    n_estimators, max_samples, max_features, bootstrap=False, bootstrap_features=False,
+    random_state)``: the same members, drawn and grown the same way, from X's columns sorted
+    once for all of them (:class:`Presorted`) instead of once per member.
+
+    The draws are scikit-learn's (``ensemble/_bagging.py``, 1.3-1.9): the members' seeds
+    ``check_random_state(random_state).randint(MAX_INT, size=n_estimators)``; for each seed, the
+    tree's ``random_state`` ``RandomState(seed).randint(MAX_INT)`` (``_set_random_states``), then,
+    from a second ``RandomState(seed)``, ``max(1, int(max_features * p))`` features and
+    ``max(1, int(max_samples * n))`` rows drawn by ``sample_without_replacement`` (features
+    first); the tree sees those columns, in that order, and those rows (Bagging passes them as
+    0/1 sample weights).  ``tests/methods/test_cocoa_fast.py`` checks every member against
+    scikit-learn's ``BaggingClassifier``.  Fitted: ``estimators_`` (:class:`EntropyTree`),
+    ``estimators_features_``, ``estimators_samples_`` (the drawn rows), ``classes_``,
+    ``n_classes_``; ``predict_proba`` sums the members as scikit-learn does.
+    """
+
+    def __init__(self, *, n_estimators=10, max_samples=1.0, max_features=1.0, min_samples_leaf=1,
+                 random_state=None):
+        self.n_estimators = n_estimators
+        self.max_samples = max_samples
+        self.max_features = max_features
+        self.min_samples_leaf = min_samples_leaf
+        self.random_state = random_state
+
+    @staticmethod
+    def _count(fraction, total):
+        if isinstance(fraction, (int, np.integer)) and not isinstance(fraction, bool):
+            count = int(fraction)
+        else:
+            count = max(1, int(float(fraction) * total))
+        if not 1 <= count <= total:
+            raise ConfigError(f"cannot draw {fraction} of {total} without replacement")
+        return count
+
+    def fit(self, X, y, presorted=None):
+        """Grow the members; ``presorted``: a :class:`Presorted` of this very X (float32,
+        C-order), shared by forests on the same X, or None to sort here."""
+        X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=None)
+        if int(self.min_samples_leaf) < 1:
+            raise ConfigError("min_samples_leaf must be >= 1")
+        X32 = as_float32(X)
+        if presorted is None:
+            presorted = Presorted(X32)
+        elif presorted.X is not X32:
+            raise ValueError("presorted was built from another X")
+        n, p = X32.shape
+        n_rows, n_features = self._count(self.max_samples, n), self._count(self.max_features, p)
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        self.n_classes_ = self.classes_.size
+        member_classes = np.arange(self.n_classes_)  # Bagging gives its members y's codes
+        seeds = check_random_state(self.random_state).randint(MAX_INT, size=self.n_estimators)
+        self.estimators_, self.estimators_features_, self.estimators_samples_ = [], [], []
+        for seed in seeds:
+            tree = EntropyTree(min_samples_leaf=self.min_samples_leaf,
+                               random_state=int(np.random.RandomState(seed).randint(MAX_INT)))
+            draw = np.random.RandomState(seed)
+            features = sample_without_replacement(p, n_features, random_state=draw)
+            rows = sample_without_replacement(n, n_rows, random_state=draw)
+            tree.classes_, tree.n_features_in_ = member_classes, n_features
+            (tree.feature_, tree.threshold_, tree.left_, tree.right_,
+             tree.value_) = presorted.grow(features, np.sort(rows), codes, self.n_classes_,
+                                           tree.random_state, int(self.min_samples_leaf))
+            self.estimators_.append(tree)
+            self.estimators_features_.append(features)
+            self.estimators_samples_.append(rows)
+        return self
+
+    def predict_proba(self, X):
+        """Mean of the members' class fractions (scikit-learn's sums, in its order)."""
+        check_is_fitted(self, "estimators_")
+        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=None, reset=False)
+        return bagging_proba(self, as_float32(X))
+
+    def predict(self, X):
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
 
 class EntropyTree(ClassifierMixin, BaseEstimator):

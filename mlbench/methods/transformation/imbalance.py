@@ -14,13 +14,15 @@ The forest follows the paper's rule for every forest in its table: ``n_estimator
 trees, each grown on 75% of the rows and 75% of the features drawn without replacement, leaves of at
 least three rows, no pruning (scikit-learn ``BaggingClassifier`` over ``DecisionTreeClassifier``;
 out-of-bag rows are the ones a tree did not draw).  With ``backend="cython"`` (the default) the
-trees are :class:`~mlbench.methods.transformation.fast_tree.EntropyTree`, which grows the very
-same trees faster (a sparse X small enough to densify, such as enron's bag of words, is given to
-it as dense float32, whose 0/1 columns it grows from bit sets; a larger sparse X keeps
-scikit-learn's sparse splitter).  Bagging still draws the rows, features and seeds, so both
-backends give the same forest and the same scores bit for bit (tests/methods/test_cocoa_fast.py);
-``backend="sklearn"`` is the reference.  The members' out-of-bag and test probabilities are read
-by routing X through each tree once (:func:`bagging_proba`), with scikit-learn's sums.
+forest is :class:`~mlbench.methods.transformation.fast_tree.BaggedEntropyForest`: Bagging's
+draws of rows, features and seeds, and the very same trees grown faster from X's columns sorted
+once for the whole forest (once for all labels when X is not resampled) instead of once per
+tree (a sparse X small enough to densify, such as enron's bag of words, is given to it as dense
+float32, whose 0/1 columns it grows from bit sets; a larger sparse X keeps scikit-learn's
+Bagging and sparse splitter).  Both backends give the same forest and the same scores bit for
+bit (tests/methods/test_cocoa_fast.py); ``backend="sklearn"`` is the reference.  The members'
+out-of-bag and test probabilities are read by routing X through each tree once
+(:func:`bagging_proba`), with scikit-learn's sums.
 
 ADASYN needs ``k`` nearest minority neighbours of each minority row.  Rule used here: with ``m``
 minority rows, ``k = min(adasyn_neighbors, m - 1)``; a label with fewer than two minority rows, or
@@ -42,8 +44,9 @@ from mlbench.methods.base import MultiLabelClassifier
 from mlbench.methods.registry import register
 from mlbench.methods.trees.thresholds import best_f1_threshold
 from mlbench.methods.transformation.br import ConstantBinary, draw_seeds
-from mlbench.methods.transformation.fast_tree import (EntropyTree, as_float32, bagged_member_proba,
-                                                      bagging_proba, densify_ok)
+from mlbench.methods.transformation.fast_tree import (BaggedEntropyForest, Presorted, as_float32,
+                                                      bagged_member_proba, bagging_proba,
+                                                      densify_ok)
 
 LEARNERS = ("svm", "rf")
 STRATEGIES = ("cost", "down", "adasyn")
@@ -54,9 +57,10 @@ def paper_forest(n_estimators=50, sample_fraction=0.75, min_samples_leaf=3, rand
                  backend="sklearn"):
     """The SOSHF paper's forest: entropy trees on 75% of rows and features without replacement."""
     if backend == "cython":
-        tree = EntropyTree(min_samples_leaf=min_samples_leaf)
-    else:
-        tree = DecisionTreeClassifier(criterion="entropy", min_samples_leaf=min_samples_leaf)
+        return BaggedEntropyForest(n_estimators=n_estimators, max_samples=sample_fraction,
+                                   max_features=sample_fraction,
+                                   min_samples_leaf=min_samples_leaf, random_state=random_state)
+    tree = DecisionTreeClassifier(criterion="entropy", min_samples_leaf=min_samples_leaf)
     return BaggingClassifier(tree, n_estimators=n_estimators, max_samples=sample_fraction,
                              max_features=sample_fraction, bootstrap=False,
                              bootstrap_features=False, random_state=random_state)
@@ -166,6 +170,7 @@ class ResampledBinaryRelevance(MultiLabelClassifier):
         thresholds = np.full(L, 0.5 if rf else 0.0)
         skipped = 0
         X32 = self._float32(X)
+        shared = None  # X32's sorted columns, for every label that is not resampled
         for l in range(L):
             y = Y[:, l].astype(int)
             if np.all(y == y[0]):
@@ -180,10 +185,16 @@ class ResampledBinaryRelevance(MultiLabelClassifier):
                     skipped += 1
                 else:
                     Xl, yl = res
-            if X32 is not None:  # the resampled rows as the trees read them (same values)
-                Xl = X32 if Xl is X else as_float32(Xl)
             est = self._make(seeds[2 * l + 1], weighted=self.strategy == "cost",
-                             fast=X32 is not None).fit(Xl, yl)
+                             fast=X32 is not None)
+            if X32 is None:
+                est.fit(Xl, yl)
+            elif Xl is X:
+                if shared is None:
+                    shared = Presorted(X32)
+                est.fit(X32, yl, presorted=shared)
+            else:  # the resampled rows as the trees read them (same values)
+                est.fit(as_float32(Xl), yl)
             if rf and self.strategy == "cost":
                 thresholds[l] = best_f1_threshold(forest_oob_proba(est, X, X.shape[0], X32), y)
             self.estimators_.append(est)
@@ -197,7 +208,7 @@ class ResampledBinaryRelevance(MultiLabelClassifier):
         cols = []
         for est in self.estimators_:
             if self.learner == "rf":
-                if X32 is not None and isinstance(est, BaggingClassifier):
+                if X32 is not None and isinstance(est, BaggedEntropyForest):
                     proba = bagging_proba(est, X32)  # = est.predict_proba(X), bit for bit
                 else:
                     proba = est.predict_proba(X)
