@@ -36,7 +36,7 @@ import numpy as np
 cimport numpy as cnp
 from libc.math cimport INFINITY, pow
 
-from mlbench._ext._sort cimport sort_pairs
+from mlbench._ext._sort cimport _u32, radix_sort_pairs
 from mlbench._ext._sktree cimport (Draw, draw_constant, draw_finish, draw_keep, draw_more,
                                    draw_next, draw_start, rand_uniform, uint32_t)
 from mlbench._ext._typedefs cimport float32_t, float64_t, int64_t, intp_t, uint8_t
@@ -164,6 +164,8 @@ def grow_variance_tree(const float32_t[:, ::1] Xt, const intp_t[::1] yp, const i
     cdef float64_t[:, ::1] value = value_a
     cdef intp_t[::1] rows = rows_a
     cdef float32_t[::1] Xf = np.empty(max(n_rows, 1), dtype=np.float32)
+    cdef _u32[::1] kbuf = np.empty(max(n_rows, 1), dtype=np.uint32)   # the radix sort's scratch
+    cdef intp_t[::1] sbuf = np.empty(max(n_rows, 1), dtype=np.intp)
     cdef intp_t[::1] features = np.arange(p, dtype=np.intp)
     cdef intp_t[::1] constant_features = np.zeros(max(p, 1), dtype=np.intp)
     cdef int64_t[::1] S_side = np.zeros(max(K, 1), dtype=np.int64)
@@ -175,7 +177,7 @@ def grow_variance_tree(const float32_t[:, ::1] Xt, const intp_t[::1] yp, const i
     with nogil:
         _grow(Xt, &yp[0], yi_ptr, K, &w[0], rand_state, max_features, max_depth,
               min_samples_leaf, min_samples_split, min_impurity_decrease, random_split, &rows[0],
-              n_rows, &Xf[0], &features[0], &constant_features[0], &S_side[0], &S_total[0], stack,
+              n_rows, &Xf[0], &kbuf[0], &sbuf[0], &features[0], &constant_features[0], &S_side[0], &S_total[0], stack,
               &left[0], &right[0], &feature[0], &threshold[0], &impurity[0], &n_node[0],
               &w_node[0], &missing_left[0], &value[0, 0], &node_count, &max_depth_seen)
     nodes = (left_a[:node_count], right_a[:node_count], feature_a[:node_count],
@@ -187,7 +189,8 @@ def grow_variance_tree(const float32_t[:, ::1] Xt, const intp_t[::1] yp, const i
 cdef void _grow(const float32_t[:, ::1] Xt, const intp_t* yp, const intp_t* yi, intp_t K,
                 const int64_t* w, uint32_t rand_state, intp_t max_features, intp_t max_depth,
                 intp_t msl, intp_t mss, float64_t min_impurity_decrease, bint random_split,
-                intp_t* rows, intp_t n_rows, float32_t* Xf, intp_t* features,
+                intp_t* rows, intp_t n_rows, float32_t* Xf, _u32* kbuf, intp_t* sbuf,
+                intp_t* features,
                 intp_t* constant_features, int64_t* S_side, int64_t* S_total, Record* stack,
                 intp_t* left, intp_t* right, intp_t* feature, float64_t* threshold,
                 float64_t* impurity_out, intp_t* n_node, float64_t* w_node,
@@ -259,7 +262,7 @@ cdef void _grow(const float32_t[:, ::1] Xt, const intp_t* yp, const intp_t* yi, 
                 if not random_split:
                     for q in range(start, end):
                         Xf[q] = xcol[rows[q]]
-                    sort_pairs(&Xf[start], &rows[start], end - start)
+                    radix_sort_pairs(&Xf[start], &rows[start], end - start, kbuf, sbuf)
                     if Xf[end - 1] <= Xf[start] + FEATURE_THRESHOLD:
                         draw_constant(&draw, features)
                         continue

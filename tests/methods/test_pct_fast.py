@@ -55,6 +55,33 @@ def test_same_trees_as_scikit_learn(randomization, kind, seed):
     np.testing.assert_array_equal(fast.predict(X), ref.predict(X))
 
 
+@pytest.mark.parametrize("kind", ["continuous", "rounded", "binary", "signed-zeros", "odd-passes"])
+@pytest.mark.parametrize("seed", range(2))
+def test_same_trees_on_nodes_large_enough_for_the_radix_sort(kind, seed):
+    """Nodes of 192 rows or more are sorted by radix (keys of every sign, -0.0 and 0.0, long
+    runs of ties, keys whose low byte is shared so that an odd number of passes runs): still
+    scikit-learn's trees."""
+    rng = np.random.RandomState(10 + seed)
+    n, p, L = 700 + 300 * seed, 6, 5
+    X = (rng.randn(n, p) * rng.choice([1e-3, 1.0, 1e4], p)).astype(np.float32)
+    if kind == "rounded":
+        X = np.round(X, 0)
+    elif kind == "binary":
+        X = (rng.rand(n, p) < 0.3).astype(np.float32)
+    elif kind == "signed-zeros":
+        X[rng.rand(n, p) < 0.4] = 0.0
+        X[rng.rand(n, p) < 0.2] = -0.0
+    elif kind == "odd-passes":  # at most 15 significant bits: the lowest key byte is always 0
+        X = (rng.randint(1, 2**15, (n, p)) * rng.choice([-1, 1], (n, p)) / 8.0).astype(np.float32)
+    Y = (rng.rand(n, L) < 0.3).astype(float)
+    Y[:, 0] = X[:, 0] > 0
+    kw = dict(n_estimators=3, random_state=seed, max_features=None)
+    fast = make_forest("variance", "rf", **kw).fit(X, Y)
+    ref = make_forest("variance", "rf", fast=False, **kw).fit(X, Y)
+    assert_same_forest(fast, ref)
+    np.testing.assert_array_equal(fast.predict(X), ref.predict(X))
+
+
 def test_min_impurity_decrease_and_threads():
     X, Y = data(11, "continuous")
     for cls, ref_cls in ((VarianceForest, RandomForestRegressor),
