@@ -9,9 +9,12 @@ against the compact form's (node arrays + sparse leaf vectors), checks that both
 numbers bit for bit, and prints both predict times with their ratio.
 
 ``--fit``: fit CPU seconds of the forests as mlbench grows them (:mod:`mlbench.methods.trees.fast_pct`)
-against scikit-learn's ``RandomForestRegressor`` / ``ExtraTreesRegressor`` (which mlbench used before),
-fully grown and at depth 6, on the first half of each dataset (dense float32, as MLDF gives it);
-both fits are checked to give the same predictions bit for bit.
+against the same kernel sorting every node by introsort (the previous implementation; nodes of
+``fast_pct.RADIX_MIN`` rows or more now sort by radix) and against scikit-learn's
+``RandomForestRegressor`` / ``ExtraTreesRegressor`` (which mlbench used before that), fully grown and
+at depth 6, on the first half of each dataset (dense float32, as MLDF gives it); all three fits are
+checked to give the same predictions bit for bit.  ``--extra N`` appends N uniform columns (the
+kind of continuous outputs MLDF's layers append to X).
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ import time
 import numpy as np
 
 from mlbench.data import load_dataset
+from mlbench.methods.trees import fast_pct
 from mlbench.methods.trees.pct import CompactForest, make_forest
 
 
@@ -30,23 +34,45 @@ def cpu(fn):
     return out, time.process_time() - t
 
 
-def fit_speed(names, trees):
-    print(f"{'dataset':12s} {'forest':7s} {'depth':>5s} {'mlbench s':>10s} {'sklearn s':>10s} {'ratio':>7s}  same")
+def introsort_only(fit):
+    """``fit()`` with every node sorted by introsort (the kernel before the radix sort)."""
+    saved = fast_pct.RADIX_MIN
+    fast_pct.RADIX_MIN = np.iinfo(np.intp).max
+    try:
+        return fit()
+    finally:
+        fast_pct.RADIX_MIN = saved
+
+
+def fit_speed(names, trees, extra):
+    print(f"{'dataset':12s} {'forest':7s} {'depth':>5s} {'mlbench s':>10s} {'before s':>9s} "
+          f"{'sklearn s':>10s} {'vs before':>9s} {'vs sklearn':>10s}  same")
     for name in names:
         ds = load_dataset(name)
         X = ds.X.toarray() if hasattr(ds.X, "toarray") else np.asarray(ds.X)
         X = np.ascontiguousarray(X, dtype=np.float32)
+        if extra:
+            rng = np.random.RandomState(0)
+            X = np.ascontiguousarray(np.hstack([X, rng.rand(X.shape[0], extra)]), dtype=np.float32)
         Y = np.asarray(ds.Y, dtype=np.float64)
         half = X.shape[0] // 2
         for randomization in ("rf", "erf"):
             for depth in (None, 6):
                 kw = dict(n_estimators=trees, max_depth=depth, random_state=0)
-                fast, t_fast = cpu(lambda: make_forest("variance", randomization, **kw).fit(X[:half], Y[:half]))
-                ref, t_ref = cpu(lambda: make_forest("variance", randomization, fast=False, **kw)
-                                 .fit(X[:half], Y[:half]))
-                same = np.array_equal(fast.predict(X[half:]), ref.predict(X[half:]))
-                print(f"{name:12s} {randomization:7s} {str(depth):>5s} {t_fast:10.2f} {t_ref:10.2f} "
-                      f"{t_ref / t_fast:6.1f}x  {same}", flush=True)
+
+                def fit(fast=True):
+                    return make_forest("variance", randomization, fast=fast, **kw).fit(X[:half],
+                                                                                       Y[:half])
+
+                now, t_now = cpu(fit)
+                before, t_before = cpu(lambda: introsort_only(fit))
+                ref, t_ref = cpu(lambda: fit(fast=False))
+                p = now.predict(X[half:])
+                same = (np.array_equal(p, before.predict(X[half:]))
+                        and np.array_equal(p, ref.predict(X[half:])))
+                print(f"{name:12s} {randomization:7s} {str(depth):>5s} {t_now:10.2f} {t_before:9.2f} "
+                      f"{t_ref:10.2f} {t_before / t_now:8.2f}x {t_ref / t_now:9.1f}x  {same}",
+                      flush=True)
 
 
 def main():
@@ -54,9 +80,11 @@ def main():
     ap.add_argument("--datasets", default=None)
     ap.add_argument("--trees", type=int, default=None)
     ap.add_argument("--fit", action="store_true", help="time the fits instead of memory/predict")
+    ap.add_argument("--extra", type=int, default=0, help="--fit: uniform columns appended to X")
     args = ap.parse_args()
     if args.fit:
-        fit_speed(filter(None, (args.datasets or "yeast,corel16k-s1").split(",")), args.trees or 10)
+        fit_speed(filter(None, (args.datasets or "yeast,corel16k-s1").split(",")), args.trees or 10,
+                  args.extra)
         return
     args.trees = args.trees or 100
     for name in filter(None, (args.datasets or "corel5k,enron").split(",")):

@@ -113,7 +113,7 @@ def grow_variance_tree(const float32_t[:, ::1] Xt, const intp_t[::1] yp, const i
                        intp_t n_outputs, const int64_t[::1] w, uint32_t rand_state,
                        intp_t max_features, intp_t max_depth, intp_t min_samples_leaf,
                        intp_t min_samples_split, float64_t min_impurity_decrease,
-                       bint random_split):
+                       bint random_split, intp_t radix_min=192):
     """Grow one tree; returns ``(nodes, value, max_depth_seen)`` for scikit-learn's ``Tree``.
 
     ``Xt`` (p, n): X transposed (float32, the values scikit-learn compares); ``yp``/``yi``: the
@@ -121,9 +121,10 @@ def grow_variance_tree(const float32_t[:, ::1] Xt, const intp_t[::1] yp, const i
     integer row weights (0: not in the tree); ``rand_state``: the splitter's xorshift seed;
     ``max_depth`` as scikit-learn's internal value (int32 max for none); ``min_samples_split``
     already ``max(min_samples_split, 2 * min_samples_leaf)``; ``random_split``: ExtraTree's
-    splitter instead of the best one.  ``nodes`` is a tuple of the node arrays (left, right,
-    feature, threshold, impurity, n_node_samples, weighted_n_node_samples, missing_go_to_left);
-    ``value`` (nodes, n_outputs) the node means.
+    splitter instead of the best one; ``radix_min``: nodes of at least this many rows sort their
+    values by radix, smaller ones by introsort (the same tree either way).  ``nodes`` is a tuple
+    of the node arrays (left, right, feature, threshold, impurity, n_node_samples,
+    weighted_n_node_samples, missing_go_to_left); ``value`` (nodes, n_outputs) the node means.
     """
     cdef intp_t p = Xt.shape[0], n = Xt.shape[1], K = n_outputs
     cdef intp_t i, n_rows = 0
@@ -176,8 +177,10 @@ def grow_variance_tree(const float32_t[:, ::1] Xt, const intp_t[::1] yp, const i
     cdef intp_t node_count = 0, max_depth_seen = -1
     with nogil:
         _grow(Xt, &yp[0], yi_ptr, K, &w[0], rand_state, max_features, max_depth,
-              min_samples_leaf, min_samples_split, min_impurity_decrease, random_split, &rows[0],
-              n_rows, &Xf[0], &kbuf[0], &sbuf[0], &features[0], &constant_features[0], &S_side[0], &S_total[0], stack,
+              min_samples_leaf, min_samples_split, min_impurity_decrease, random_split, radix_min,
+              &rows[0],
+              n_rows, &Xf[0], &kbuf[0], &sbuf[0], &features[0], &constant_features[0],
+              &S_side[0], &S_total[0], stack,
               &left[0], &right[0], &feature[0], &threshold[0], &impurity[0], &n_node[0],
               &w_node[0], &missing_left[0], &value[0, 0], &node_count, &max_depth_seen)
     nodes = (left_a[:node_count], right_a[:node_count], feature_a[:node_count],
@@ -189,6 +192,7 @@ def grow_variance_tree(const float32_t[:, ::1] Xt, const intp_t[::1] yp, const i
 cdef void _grow(const float32_t[:, ::1] Xt, const intp_t* yp, const intp_t* yi, intp_t K,
                 const int64_t* w, uint32_t rand_state, intp_t max_features, intp_t max_depth,
                 intp_t msl, intp_t mss, float64_t min_impurity_decrease, bint random_split,
+                intp_t radix_min,
                 intp_t* rows, intp_t n_rows, float32_t* Xf, _u32* kbuf, intp_t* sbuf,
                 intp_t* features,
                 intp_t* constant_features, int64_t* S_side, int64_t* S_total, Record* stack,
@@ -262,7 +266,8 @@ cdef void _grow(const float32_t[:, ::1] Xt, const intp_t* yp, const intp_t* yi, 
                 if not random_split:
                     for q in range(start, end):
                         Xf[q] = xcol[rows[q]]
-                    radix_sort_pairs(&Xf[start], &rows[start], end - start, kbuf, sbuf)
+                    radix_sort_pairs(&Xf[start], &rows[start], end - start, kbuf, sbuf,
+                                     radix_min)
                     if Xf[end - 1] <= Xf[start] + FEATURE_THRESHOLD:
                         draw_constant(&draw, features)
                         continue

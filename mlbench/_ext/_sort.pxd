@@ -88,7 +88,7 @@ cdef inline void sort_pairs(float32_t* Xf, intp_t* s, intp_t n) noexcept nogil:
         _introsort(Xf, s, n, 2 * <int>(log(<float64_t>n) / log(2.0)))
 
 
-# ---- LSD radix sort of (float32, row) pairs: O(n) instead of O(n log n) for a large node ----------
+# ---- LSD radix sort of (float32, row) pairs: O(n) instead of O(n log n) for a large node ----
 # A float32 becomes a uint32 whose unsigned order is the float order (sign bit flipped for a
 # positive value, every bit for a negative one; NaN is outside the callers' scope), so four stable
 # passes of one byte each sort the pairs.  A byte that every key shares (the sign and exponent of
@@ -98,14 +98,10 @@ cdef inline void sort_pairs(float32_t* Xf, intp_t* s, intp_t n) noexcept nogil:
 
 ctypedef unsigned int _u32
 
-# below this many pairs the introsort is faster (clearing four 256-bucket histograms dominates)
-cdef enum:
-    RADIX_MIN = 192
-
-
 cdef inline void radix_sort_pairs(float32_t* Xf, intp_t* s, intp_t n, _u32* kbuf,
-                                  intp_t* sbuf) noexcept nogil:
-    """:func:`sort_pairs`, by radix above ``RADIX_MIN`` pairs; ``kbuf`` and ``sbuf`` hold n."""
+                                  intp_t* sbuf, intp_t radix_min) noexcept nogil:
+    """:func:`sort_pairs`, by radix from ``radix_min`` pairs on (below it the introsort is
+    faster: clearing four 256-bucket histograms dominates); ``kbuf`` and ``sbuf`` hold n."""
     cdef _u32* K = <_u32*>Xf
     cdef _u32* src_k = K
     cdef _u32* dst_k = kbuf
@@ -116,7 +112,7 @@ cdef inline void radix_sort_pairs(float32_t* Xf, intp_t* s, intp_t n, _u32* kbuf
     cdef intp_t counts[4][256]
     cdef intp_t i, d, b, total, c
     cdef _u32 key, shift
-    if n < RADIX_MIN:
+    if n < radix_min:
         sort_pairs(Xf, s, n)
         return
     for d in range(4):

@@ -33,6 +33,9 @@ from mlbench._ext._pct import grow_variance_tree
 from mlbench.methods.transformation.fast_tree import densify_ok, splitter_seed
 
 _INT32_MAX = np.iinfo(np.int32).max
+#: nodes of at least this many rows sort their values by radix, smaller ones by introsort (the
+#: same trees; benchmarks/bench_pct.py --fit sets it out of reach to time the introsort alone)
+RADIX_MIN = 192
 
 #: per forest fit, the transposed float32 X and the 0/1 target's positive entries, shared by its
 #: trees (keyed by the id of the object the forest hands every tree; the object is held too, so
@@ -114,7 +117,8 @@ class _FastVarianceMixin:
         nodes, value, depth = grow_variance_tree(
             Xt, pos[0], pos[1], self.n_outputs_, w, splitter_seed(self.random_state),
             self.max_features_, _INT32_MAX if self.max_depth is None else int(self.max_depth),
-            int(msl), int(mss), float(self.min_impurity_decrease), self.splitter == "random")
+            int(msl), int(mss), float(self.min_impurity_decrease), self.splitter == "random",
+            RADIX_MIN)
         arr = np.zeros(len(value), dtype=NODE_DTYPE)
         for field, column in zip(("left_child", "right_child", "feature", "threshold", "impurity",
                                   "n_node_samples", "weighted_n_node_samples",
