@@ -178,11 +178,10 @@ def grow_variance_tree(const float32_t[:, ::1] Xt, const intp_t[::1] yp, const i
     with nogil:
         _grow(Xt, &yp[0], yi_ptr, K, &w[0], rand_state, max_features, max_depth,
               min_samples_leaf, min_samples_split, min_impurity_decrease, random_split, radix_min,
-              &rows[0],
-              n_rows, &Xf[0], &kbuf[0], &sbuf[0], &features[0], &constant_features[0],
-              &S_side[0], &S_total[0], stack,
-              &left[0], &right[0], &feature[0], &threshold[0], &impurity[0], &n_node[0],
-              &w_node[0], &missing_left[0], &value[0, 0], &node_count, &max_depth_seen)
+              &rows[0], n_rows, &Xf[0], &kbuf[0], &sbuf[0], &features[0], &constant_features[0],
+              &S_side[0], &S_total[0], stack, &left[0], &right[0], &feature[0], &threshold[0],
+              &impurity[0], &n_node[0], &w_node[0], &missing_left[0], &value[0, 0], &node_count,
+              &max_depth_seen)
     nodes = (left_a[:node_count], right_a[:node_count], feature_a[:node_count],
              threshold_a[:node_count], impurity_a[:node_count], n_node_a[:node_count],
              w_node_a[:node_count], missing_left_a[:node_count])
@@ -192,12 +191,10 @@ def grow_variance_tree(const float32_t[:, ::1] Xt, const intp_t[::1] yp, const i
 cdef void _grow(const float32_t[:, ::1] Xt, const intp_t* yp, const intp_t* yi, intp_t K,
                 const int64_t* w, uint32_t rand_state, intp_t max_features, intp_t max_depth,
                 intp_t msl, intp_t mss, float64_t min_impurity_decrease, bint random_split,
-                intp_t radix_min,
-                intp_t* rows, intp_t n_rows, float32_t* Xf, _u32* kbuf, intp_t* sbuf,
-                intp_t* features,
-                intp_t* constant_features, int64_t* S_side, int64_t* S_total, Record* stack,
-                intp_t* left, intp_t* right, intp_t* feature, float64_t* threshold,
-                float64_t* impurity_out, intp_t* n_node, float64_t* w_node,
+                intp_t radix_min, intp_t* rows, intp_t n_rows, float32_t* Xf, _u32* kbuf,
+                intp_t* sbuf, intp_t* features, intp_t* constant_features, int64_t* S_side,
+                int64_t* S_total, Record* stack, intp_t* left, intp_t* right, intp_t* feature,
+                float64_t* threshold, float64_t* impurity_out, intp_t* n_node, float64_t* w_node,
                 uint8_t* missing_left, float64_t* value, intp_t* node_count_out,
                 intp_t* max_depth_out) noexcept nogil:
     cdef intp_t p = Xt.shape[0]
