@@ -11,10 +11,10 @@ numbers bit for bit, and prints both predict times with their ratio.
 ``--fit``: fit CPU seconds of the forests as mlbench grows them (:mod:`mlbench.methods.trees.fast_pct`)
 against the same kernel sorting every node by introsort (the previous implementation; nodes of
 ``fast_pct.RADIX_MIN`` rows or more now sort by radix) and against scikit-learn's
-``RandomForestRegressor`` / ``ExtraTreesRegressor`` (which mlbench used before that), fully grown and
-at depth 6, on the first half of each dataset (dense float32, as MLDF gives it); all three fits are
-checked to give the same predictions bit for bit.  ``--extra N`` appends N uniform columns (the
-kind of continuous outputs MLDF's layers append to X).
+``RandomForestRegressor`` / ``ExtraTreesRegressor`` (which mlbench used before that), fully grown
+and at depth 6, on the first half of each dataset (dense float32, as MLDF gives it); all three
+fits are checked to give the same predictions bit for bit.  ``--extra N`` appends N uniform
+columns (the kind of continuous outputs MLDF's layers append to X).
 """
 from __future__ import annotations
 
@@ -70,9 +70,9 @@ def fit_speed(names, trees, extra):
                 p = now.predict(X[half:])
                 same = (np.array_equal(p, before.predict(X[half:]))
                         and np.array_equal(p, ref.predict(X[half:])))
-                print(f"{name:12s} {randomization:7s} {str(depth):>5s} {t_now:10.2f} {t_before:9.2f} "
-                      f"{t_ref:10.2f} {t_before / t_now:8.2f}x {t_ref / t_now:9.1f}x  {same}",
-                      flush=True)
+                print(f"{name:12s} {randomization:7s} {str(depth):>5s} {t_now:10.2f} "
+                      f"{t_before:9.2f} {t_ref:10.2f} {t_before / t_now:8.2f}x "
+                      f"{t_ref / t_now:9.1f}x  {same}", flush=True)
 
 
 def main():

@@ -113,7 +113,7 @@ def grow_variance_tree(const float32_t[:, ::1] Xt, const intp_t[::1] yp, const i
                        intp_t n_outputs, const int64_t[::1] w, uint32_t rand_state,
                        intp_t max_features, intp_t max_depth, intp_t min_samples_leaf,
                        intp_t min_samples_split, float64_t min_impurity_decrease,
-                       bint random_split, intp_t radix_min=192):
+                       bint random_split, intp_t radix_min):
     """Grow one tree; returns ``(nodes, value, max_depth_seen)`` for scikit-learn's ``Tree``.
 
     ``Xt`` (p, n): X transposed (float32, the values scikit-learn compares); ``yp``/``yi``: the

@@ -139,7 +139,7 @@ def test_kernel_checks_its_indices_and_a_target_without_positives():
 
     Xt = np.zeros((2, 3), dtype=np.float32)
     ok = dict(n_outputs=2, rand_state=1, max_features=2, max_depth=5, min_samples_leaf=1,
-              min_samples_split=2, min_impurity_decrease=0.0, random_split=False)
+              min_samples_split=2, min_impurity_decrease=0.0, random_split=False, radix_min=192)
     w = np.ones(3, dtype=np.int64)
     for yp, yi, weights in ((np.array([0, 1, 1, 1]), np.array([2]), w),      # label outside [0, 2)
                             (np.array([0, 1, 1]), np.array([0]), w),         # rows disagree

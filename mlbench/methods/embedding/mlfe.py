@@ -117,8 +117,8 @@ def sparse_reconstruction(X, lambda_ratio=LAMBDA_RATIO, *, mean=None, scale=None
     which the LARS kernel uses).  ``solver="lars"``: the exact homotopy of
     :mod:`mlbench._ext._lars`, all rows in batches; a row it hands back (a degenerate active set:
     duplicated rows), or whose solution fails the optimality conditions by more than 1e-6
-    relative, is solved by coordinate descent.  ``solver="cd"``: coordinate descent for every row.  ``rows``: solve only
-    these (the others stay zero; for benchmarks).
+    relative, is solved by coordinate descent.  ``solver="cd"``: coordinate descent for every
+    row.  ``rows``: solve only these (the others stay zero; for benchmarks).
     """
     from mlbench._ext._lars import lasso_rows
 
