@@ -15,10 +15,11 @@ Printed: CPU milliseconds per row and the ratios, then for each implementation h
 the lasso's optimality conditions (``|z_j . r_i| <= lam_i``, ``= lam_i`` on the support, 1e-6
 relative): the 500-step cap stops rows short of ``lam_i`` without a warning.
 
-``--msvr``: step 3 instead, on the first ``--rows`` rows (default 2000): :func:`msvr` (B kept in
-K's eigenbasis, two products with Q per step) against the previous form below (three: the solve's
-two and ``K @ step``), for three beta triples: CPU seconds, iterations, the objectives' relative
-difference and how many outputs change sign.
+``--msvr``: step 3 instead, on the first ``--rows`` rows (default 2000), over the protocol's whole
+tuning grid as MLFE runs it: :func:`msvr` (one product with the dense ``(K + I / beta1)^-1`` per
+step; the inverses by Cholesky, included) against the previous form below (B kept in K's
+eigenbasis, two products with Q per step; the eigendecomposition included): CPU seconds, steps, the largest relative difference of
+the objectives and how many outputs change sign over the 60 solutions.
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ import time
 import warnings
 
 import numpy as np
+import scipy.linalg as la
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LassoLars
@@ -37,50 +39,57 @@ from mlbench.methods.embedding.mlfe import (LAMBDA_RATIO, _lasso_cd, lasso_kkt_v
                                             sparse_reconstruction)
 
 
-def _msvr_before(K, U, beta1, beta2, beta3, eps=1e-3, tol=1e-5, max_iter=500, eig=None):
-    """msvr as it was before the eigenbasis form (the reference of ``--msvr``)."""
+def _msvr_before(K, U, beta1, beta2, beta3, eps=1e-3, tol=1e-5, max_iter=500, start=None,
+                 eig=None):
+    """msvr as it was before the dense inverse (the reference of ``--msvr``): B kept in K's
+    eigenbasis, two products with Q per step."""
     m, q = U.shape
     lam, Q = eig
-    inv = 1.0 / (np.maximum(lam, 0.0) + 1.0 / beta1)
-
-    def solve(R):
-        return Q @ (inv[:, None] * (Q.T @ R))
-
-    H1 = solve(np.ones((m, 1)))[:, 0]
+    inv = (1.0 / (np.maximum(lam, 0.0) + 1.0 / beta1))[:, None]
+    lam = lam[:, None]
+    c = Q.sum(axis=0)
+    Ht1 = inv[:, 0] * c
     S = np.sign(U)
     Z = mlfe._rank_weights(S)
-    B, b = np.zeros((m, q)), U.mean(axis=0)
-    KB = K @ B
-
-    def objective(B, b, KB):
-        return mlfe._objective(U, S, Z, KB + b, np.sum(B * KB), beta1, beta2, beta3, eps)
-
-    value, r = objective(B, b, KB)
+    if start is None:
+        Bt, b = np.zeros((m, q)), U.mean(axis=0)
+    else:
+        Bt, b = Q.T @ start[0], start[1]
+    KB = Q @ (lam * Bt)
+    quad = float(np.sum(lam * Bt * Bt))
+    value, r = mlfe._objective(U, S, Z, KB + b, quad, beta1, beta2, beta3, eps)
     n_iter = 0
     for n_iter in range(1, max_iter + 1):
         P = KB + b
         d = np.where(r > eps, beta1 * (r - eps) / np.where(r > 0, r, 1.0), 0.0)
         G = beta2 * S * (S * P < 0) + beta3 * Z
-        HR = solve(P + (d[:, None] / beta1) * (U - P) + G / beta1)
-        b_new = (np.ones(m) @ HR) / H1.sum()
-        step = HR - np.outer(H1, b_new) - B
-        K_step, eta = K @ step, 1.0
+        HRt = inv * (Q.T @ (P + (d[:, None] / beta1) * (U - P) + G / beta1))
+        b_new = (c @ HRt) / (c @ Ht1)
+        step = HRt - np.outer(Ht1, b_new) - Bt
+        K_step = Q @ (lam * step)
+        q1, q2 = float(np.sum(lam * Bt * step)), float(np.sum(lam * step * step))
+        eta = 1.0
         while True:
-            B_try, b_try, KB_try = B + eta * step, b + eta * (b_new - b), KB + eta * K_step
-            new_value, new_r = objective(B_try, b_try, KB_try)
+            b_try, KB_try = b + eta * (b_new - b), KB + eta * K_step
+            quad_try = quad + 2.0 * eta * q1 + eta * eta * q2
+            new_value, new_r = mlfe._objective(U, S, Z, KB_try + b_try, quad_try, beta1, beta2,
+                                               beta3, eps)
             if new_value <= value or eta < 1e-10:
                 break
             eta /= 2.0
         if new_value > value:
             break
         decrease = value - new_value
-        B, b, KB, value, r = B_try, b_try, KB_try, new_value, new_r
+        Bt, b, KB, quad, value, r = Bt + eta * step, b_try, KB_try, quad_try, new_value, new_r
         if decrease <= tol * max(abs(value), 1e-12):
             break
-    return B, b, n_iter
+    return Q @ Bt, b, n_iter
 
 
 def bench_msvr(name, n_rows):
+    """The protocol's whole tuning grid (60 triples, beta1 fastest, each solve warm-started from
+    the previous one, as MLFE.fit runs it) on one part: now (the dense inverses' Cholesky
+    included) against before (K's eigendecomposition included)."""
     ds = load_dataset(name)
     X = sp.csr_matrix(ds.X, dtype=float)[:n_rows].toarray()
     Y = ds.Y[:n_rows]
@@ -88,14 +97,32 @@ def bench_msvr(name, n_rows):
     mu, sd = X.mean(axis=0), X.std(axis=0)
     sd[sd == 0] = 1.0
     part = mlfe._Part((X - mu) / sd, 2.0 * Y - 1, 1.0, 2.0)
-    for betas in ((1.0, 1.0, 1.0), (5.0, 10.0, 1.0), (10.0, 15.0, 10.0)):
-        (B0, b0, n0), t0 = cpu(lambda: _msvr_before(part.K, part.U, *betas, eig=part.eig))
-        (B1, b1, n1), t1 = cpu(lambda: mlfe.msvr(part.K, part.U, *betas, eig=part.eig))
+    grid = mlfe.MLFE()._check_params()
+    distinct = len({g[0] for g in grid})
+
+    def run(now):
+        out, start = [], None
+        eig = None if now else la.eigh(part.K)
+        for betas in grid:
+            if now:
+                B, b, n = part.msvr(betas, distinct, start=start)
+            else:
+                B, b, n = _msvr_before(part.K, part.U, *betas, start=start, eig=eig)
+            start = (B, b)
+            out.append((B, b, n))
+        return out
+
+    new, t1 = cpu(lambda: run(True))
+    old, t0 = cpu(lambda: run(False))
+    diff, flips = 0.0, 0
+    for betas, (B0, b0, _), (B1, b1, _) in zip(grid, old, new):
         v0 = mlfe.msvr_objective(part.K, part.U, B0, b0, *betas, 1e-3)[0]
         v1 = mlfe.msvr_objective(part.K, part.U, B1, b1, *betas, 1e-3)[0]
-        flips = int((np.sign(part.K @ B0 + b0) != np.sign(part.K @ B1 + b1)).sum())
-        print(f"{name:12s} {len(X):6d} x {Y.shape[1]:4d} {str(betas):18s} {t1:7.2f} {t0:7.2f} "
-              f"{t0 / t1:6.2f}x {n1:5d} {n0:5d} {(v1 - v0) / abs(v0):9.1e} {flips:6d}", flush=True)
+        diff = max(diff, abs(v1 - v0) / abs(v0))
+        flips += int((np.sign(part.K @ B0 + b0) != np.sign(part.K @ B1 + b1)).sum())
+    n1, n0 = sum(n for _, _, n in new), sum(n for _, _, n in old)
+    print(f"{name:12s} {len(X):6d} x {Y.shape[1]:4d} {len(grid):7d} {t1:8.1f} {t0:8.1f} "
+          f"{t0 / t1:6.2f}x {n1:6d} {n0:6d} {diff:9.1e} {flips:6d}", flush=True)
 
 
 def _sklearn_rows(Z, lams, rows, cap, fallback):
@@ -153,8 +180,8 @@ def main():
     ap.add_argument("--msvr", action="store_true", help="time step 3 instead of step 1")
     args = ap.parse_args()
     if args.msvr:
-        print(f"{'dataset':12s} {'rows x labels':>13s} {'betas':18s} {'now s':>7s} {'before':>7s} "
-              f"{'ratio':>7s} {'iter':>5s} {'before':>5s} {'obj diff':>9s} {'flips':>6s}")
+        print(f"{'dataset':12s} {'rows x labels':>13s} {'triples':>7s} {'now s':>8s} {'before':>8s} "
+              f"{'ratio':>7s} {'steps':>6s} {'before':>6s} {'obj diff':>9s} {'flips':>6s}")
         for name in filter(None, args.datasets.split(",")):
             bench_msvr(name, args.rows or 2000)
         return

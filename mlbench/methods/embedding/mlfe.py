@@ -47,8 +47,8 @@ With z-scored features ``x_i`` (training statistics) and labels ``y_ij in {-1, +
    (*) is convex.  It is minimised by majorise-minimise steps: the loss is replaced by a quadratic
    of fixed curvature beta1 that touches it at the current outputs (its gradient is
    beta1-Lipschitz), the hinge by its current linear piece; each step solves that surrogate for all
-   labels at once through one eigendecomposition of K (the matrix ``K + I / beta1`` never changes)
-   and backtracks towards the previous point until (*) decreases.
+   labels at once with the inverse of ``K + I / beta1``, which never changes (one dense inverse per
+   beta1, kept across the grid), and backtracks towards the previous point until (*) decreases.
 
 The betas are chosen on a validation part (``validation_fraction`` of the training rows, drawn from
 ``random_state``) by ``tune_measure``; steps 1-2 and the kernel do not depend on them and are computed
@@ -57,6 +57,7 @@ once per part.  The final model is refit on all training rows.  Scores are the o
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import warnings
 
@@ -79,6 +80,9 @@ BETA2 = (1, 10, 15)
 BETA3 = (1, 10)
 #: the authors' fraction of lam_max in step 1
 LAMBDA_RATIO = 0.01
+#: memory for msvr's dense (K + I / beta1)^-1, one per distinct beta1 of the grid; beyond it msvr
+#: applies them through the eigendecomposition (two products per step instead of one)
+INVERSE_CACHE_BYTES = 3 << 30
 
 
 def _lasso_cd(A, x, lam):
@@ -208,48 +212,59 @@ def _objective(U, S, Z, P, quad, beta1, beta2, beta3, eps):
     return float(value), r
 
 
-def msvr(K, U, beta1, beta2, beta3, eps=1e-3, tol=1e-5, max_iter=500, start=None, eig=None):
+def msvr(K, U, beta1, beta2, beta3, eps=1e-3, tol=1e-5, max_iter=500, start=None, eig=None,
+         inverse=None):
     """Step 3: minimise (*) by majorise-minimise steps; returns (B, b, n_iter).
 
     The loss term ``beta1/2 sum_i L(r_i)`` has a beta1-Lipschitz gradient (``d_i e_i`` with
     ``d_i = beta1 (r_i - eps)_+ / r_i``), so at the current outputs P it is majorised by
     ``beta1/2 ||T - f||^2 + const`` with ``T = P + (D / beta1)(U - P)``; the hinge is replaced by its
     current linear piece.  The surrogate's stationary point, for all labels at once:
-    ``(K + I / beta1) B + 1 b^T = T + G / beta1`` and ``1^T B = 0``, with
-    ``G = beta2 s [s f < 0] + beta3 z``.  Its matrix is the same at every step and for every beta2,
-    beta3: one eigendecomposition ``K = Q diag(lam) Q^T`` (``eig``, shared across calls) solves it.
-    B is kept in the eigenbasis (``Bt = Q^T B``), where the solve is a scaling, so a step costs two
-    products with Q (``Q^T`` of the right-hand side, ``Q`` of the step for ``K B``), O(m^2 q) each,
-    and ``sum_j B_j^T K B_j = sum lam Bt^2`` is a sum.  Each step backtracks until (*) decreases
-    (``K B`` and that quadratic are known along the step without a product).  ``start``: (B, b) to
+    ``(K + I / beta1) B + 1 b^T = R`` and ``1^T B = 0``, with ``R = T + G / beta1`` and
+    ``G = beta2 s [s f < 0] + beta3 z``, i.e. ``B = H (R - 1 b^T)`` with ``H = (K + I / beta1)^-1``
+    and b from ``1^T B = 0``.  H is the same at every step and for every beta2, beta3.  Since
+    ``K H = I - H / beta1``, the outputs of the new point need no product with K:
+    ``K B = R - 1 b^T - B / beta1``; a step therefore costs one product with H, O(m^2 q), and
+    ``sum_j B_j^T K B_j = sum B * (K B)`` is a sum.  H is applied as the dense matrix ``inverse``
+    when given (:meth:`_Part.inverse`, one product), else through the eigendecomposition
+    ``K = Q diag(lam) Q^T`` (``eig``, shared across calls; two products, Q^T and Q); K is taken as
+    ``Q diag(max(lam, 0)) Q^T``, the same to rounding.  Each step backtracks until (*) decreases
+    (``K B`` and the quadratic are known along the step without a product).  ``start``: (B, b) to
     begin from (a neighbouring beta's solution).
     """
     m, q = U.shape
-    lam, Q = la.eigh(K) if eig is None else eig
-    inv = (1.0 / (np.maximum(lam, 0.0) + 1.0 / beta1))[:, None]
-    lam = lam[:, None]
-    c = Q.sum(axis=0)                        # Q^T 1
-    Ht1 = inv[:, 0] * c                      # Q^T (K + I/beta1)^-1 1
+    if inverse is None:
+        lam, Q = la.eigh(K) if eig is None else eig
+        inv = (1.0 / (np.maximum(lam, 0.0) + 1.0 / beta1))[:, None]
+
+        def solve(R):
+            return Q @ (inv * (Q.T @ R))
+    else:
+        def solve(R):
+            return inverse @ R
+    h1 = solve(np.ones((m, 1)))[:, 0]        # H 1
     S = np.sign(U)
     Z = _rank_weights(S)
     Zw = beta3 * Z
     if start is None:
-        Bt, b = np.zeros((m, q)), U.mean(axis=0)
+        B, b, KB = np.zeros((m, q)), U.mean(axis=0), np.zeros((m, q))
     else:
-        Bt, b = Q.T @ start[0], start[1]
-    KB = Q @ (lam * Bt)
-    quad = float(np.sum(lam * Bt * Bt))
+        B, b = start
+        KB = K @ B
+    quad = float(np.sum(B * KB))
     value, r = _objective(U, S, Z, KB + b, quad, beta1, beta2, beta3, eps)
     n_iter = 0
     for n_iter in range(1, max_iter + 1):
         P = KB + b
         d = np.where(r > eps, beta1 * (r - eps) / np.where(r > 0, r, 1.0), 0.0)
         G = beta2 * S * (S * P < 0) + Zw
-        HRt = inv * (Q.T @ (P + (d[:, None] / beta1) * (U - P) + G / beta1))
-        b_new = (c @ HRt) / (c @ Ht1)
-        step = HRt - np.outer(Ht1, b_new) - Bt
-        K_step = Q @ (lam * step)
-        q1, q2 = float(np.sum(lam * Bt * step)), float(np.sum(lam * step * step))
+        R = P + (d[:, None] / beta1) * (U - P) + G / beta1
+        HR = solve(R)
+        b_new = HR.sum(axis=0) / h1.sum()
+        B_new = HR - np.outer(h1, b_new)
+        step = B_new - B
+        K_step = (R - b_new) - B_new / beta1 - KB
+        q1, q2 = float(np.sum(B * K_step)), float(np.sum(step * K_step))
         eta = 1.0
         while True:  # backtrack along the step until (*) decreases
             b_try, KB_try = b + eta * (b_new - b), KB + eta * K_step
@@ -262,10 +277,10 @@ def msvr(K, U, beta1, beta2, beta3, eps=1e-3, tol=1e-5, max_iter=500, start=None
         if new_value > value:  # no descent along the step: (*) is at its minimum to rounding
             break
         decrease = value - new_value
-        Bt, b, KB, quad, value, r = Bt + eta * step, b_try, KB_try, quad_try, new_value, new_r
+        B, b, KB, quad, value, r = B + eta * step, b_try, KB_try, quad_try, new_value, new_r
         if decrease <= tol * max(abs(value), 1e-12):
             break
-    return Q @ Bt, b, n_iter
+    return B, b, n_iter
 
 
 class _Part:
@@ -283,8 +298,43 @@ class _Part:
         if not self.sigma > 0:  # every row identical
             self.sigma = 1.0
         self.K = rbf_kernel(X, X, self.sigma, D2)
-        self.eig = la.eigh(self.K)  # shared by every msvr call on this part
         self.U = enrich(W, Ypm, c1, c2)
+        self._inverse = {}
+
+    @functools.cached_property
+    def eig(self):
+        """K's eigendecomposition, shared by every msvr call on this part that has no dense
+        inverse (computed on first use only)."""
+        return la.eigh(self.K)
+
+    def inverse(self, beta1, distinct=1):
+        """``(K + I / beta1)^-1`` as a dense matrix, by Cholesky (LAPACK ``potrf`` + ``potri``,
+        about m^3 flops: a ninth of an eigendecomposition), kept for the next call with this
+        beta1; None when ``distinct`` of them (the grid's beta1 values, visited in turn) would
+        take more than ``INVERSE_CACHE_BYTES``."""
+        m = self.K.shape[0]
+        if distinct * 8 * m * m > INVERSE_CACHE_BYTES:
+            return None
+        if beta1 not in self._inverse:
+            A = self.K + np.eye(m) / beta1
+            c, info = la.lapack.dpotrf(A, lower=True, overwrite_a=True)
+            if info == 0:
+                c, info = la.lapack.dpotri(c, lower=True, overwrite_c=True)
+            if info != 0:  # not positive definite to rounding: through the eigendecomposition
+                lam, Q = self.eig
+                A = Q * np.sqrt(1.0 / (np.maximum(lam, 0.0) + 1.0 / beta1))
+                self._inverse[beta1] = A @ A.T
+            else:
+                lower = np.tril(c)
+                self._inverse[beta1] = lower + np.tril(lower, -1).T
+        return self._inverse[beta1]
+
+    def msvr(self, betas, distinct=1, **kwargs):
+        """:func:`msvr` on this part, with the dense inverse for ``betas[0]`` when it fits in
+        memory (see :meth:`inverse`), else through the eigendecomposition."""
+        inverse = self.inverse(betas[0], distinct)
+        return msvr(self.K, self.U, *betas, inverse=inverse,
+                    eig=self.eig if inverse is None else None, **kwargs)
 
     def kernel(self, Xnew):
         return rbf_kernel(Xnew, self.X, self.sigma)
@@ -374,20 +424,22 @@ class MLFE(MultiLabelClassifier):
             val, tr = perm[:n_val], perm[n_val:]
             part = _Part(X[tr], Ypm[tr], c1, c2, *standard)
             K_val, scores, start = part.kernel(self._standardize(X[val])), [], None
+            distinct = len({betas[0] for betas in grid})
             for betas in grid:  # beta1 varies fastest: each solve starts from its neighbour's
-                B, b, _ = msvr(part.K, part.U, *betas, start=start, eig=part.eig, **solve)
+                B, b, _ = part.msvr(betas, distinct, start=start, **solve)
                 start = (B, b)
                 S = K_val @ B + b
                 inputs = (S >= 0).astype(int) if measure.needs == "predictions" else S
                 v = measure(Y[val], inputs)
                 scores.append(-np.inf if np.isnan(v) else (v if measure.greater_is_better else -v))
             best = grid[int(np.argmax(scores))]
+            del part, K_val, B, start  # the tuning part's matrices, before the final part's
         else:
             best = grid[0]
         self.betas_ = tuple(float(v) for v in best)
         self.model_ = _Part(X, Ypm, c1, c2, *standard)
-        self.coef_, self.intercept_, n_iter = msvr(self.model_.K, self.model_.U, *best,
-                                                   eig=self.model_.eig, **solve)
+        self.coef_, self.intercept_, n_iter = self.model_.msvr(best, **solve)
+        self.model_._inverse.clear()
         self.threshold_ = 0.0
         self.fit_info_ = {"beta1": self.betas_[0], "beta2": self.betas_[1],
                           "beta3": self.betas_[2], "msvr_iterations": int(n_iter)}
