@@ -18,8 +18,9 @@ relative): the 500-step cap stops rows short of ``lam_i`` without a warning.
 ``--msvr``: step 3 instead, on the first ``--rows`` rows (default 2000), over the protocol's whole
 tuning grid as MLFE runs it: :func:`msvr` (one product with the dense ``(K + I / beta1)^-1`` per
 step; the inverses by Cholesky, included) against the previous form below (B kept in K's
-eigenbasis, two products with Q per step; the eigendecomposition included): CPU seconds, steps, the largest relative difference of
-the objectives and how many outputs change sign over the 60 solutions.
+eigenbasis, two products with Q per step; the eigendecomposition included): CPU seconds, steps,
+the largest relative difference of the objectives and how many outputs change sign over the 60
+solutions.
 """
 from __future__ import annotations
 
@@ -180,8 +181,8 @@ def main():
     ap.add_argument("--msvr", action="store_true", help="time step 3 instead of step 1")
     args = ap.parse_args()
     if args.msvr:
-        print(f"{'dataset':12s} {'rows x labels':>13s} {'triples':>7s} {'now s':>8s} {'before':>8s} "
-              f"{'ratio':>7s} {'steps':>6s} {'before':>6s} {'obj diff':>9s} {'flips':>6s}")
+        print(f"{'dataset':12s} {'rows x labels':>13s} {'triples':>7s} {'now s':>8s} "
+              f"{'before':>8s} {'ratio':>7s} {'steps':>6s} {'before':>6s} {'obj diff':>9s} {'flips':>6s}")
         for name in filter(None, args.datasets.split(",")):
             bench_msvr(name, args.rows or 2000)
         return
