@@ -316,7 +316,8 @@ class _Part:
         if distinct * 8 * m * m > INVERSE_CACHE_BYTES:
             return None
         if beta1 not in self._inverse:
-            A = self.K + np.eye(m) / beta1
+            A = self.K.copy()
+            A[np.diag_indices(m)] += 1.0 / beta1
             c, info = la.lapack.dpotrf(A, lower=True, overwrite_a=True)
             if info == 0:
                 c, info = la.lapack.dpotri(c, lower=True, overwrite_c=True)
