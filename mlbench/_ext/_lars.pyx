@@ -42,6 +42,8 @@ cnp.import_array()
 cdef double TINY32 = np.finfo(np.float32).tiny
 cdef double EPS32 = np.finfo(np.float32).eps
 cdef double EPS64 = np.finfo(np.float64).eps
+cdef enum:
+    LANES = 8   # slots summed together in the sparse pass
 
 
 cdef inline void forward(double[:, ::1] L, Py_ssize_t n, double* y) noexcept nogil:
@@ -56,6 +58,31 @@ cdef inline void backward(double[:, ::1] L, Py_ssize_t n, double* y) noexcept no
     cdef int nn = <int>n, lda = <int>L.shape[1], one = 1
     if n > 0:
         dtrsv(b"U", b"N", b"N", &nn, &L[0, 0], &lda, y, &one)
+
+
+cdef void sparse_pass(Py_ssize_t m, const cnp.intp_t* indptr, const cnp.intp_t* indices,
+                      const double* data, const double* V, const double* off, double* A,
+                      Py_ssize_t width) noexcept nogil:
+    """A (m x width) = X V - 1 off^T for CSR X (m rows) and V (d x width), LANES columns at a
+    time in local accumulators that the compiler keeps in registers (each column's sum in the
+    order of the row's entries, as a plain loop would take it: the same rounding)."""
+    cdef Py_ssize_t j, p, g, b0
+    cdef unsigned int c
+    cdef double v
+    cdef double acc[LANES]
+    cdef const double* vf
+    for j in range(m):
+        for g in range(width // LANES):
+            b0 = g * LANES
+            for c in range(LANES):
+                acc[c] = -off[b0 + c]
+            for p in range(indptr[j], indptr[j + 1]):
+                v = data[p]
+                vf = V + indices[p] * width + b0
+                for c in range(LANES):
+                    acc[c] += v * vf[c]
+            for c in range(LANES):
+                A[j * width + b0 + c] = acc[c]
 
 
 cdef void cholesky_delete(double[:, ::1] L, Py_ssize_t n, Py_ssize_t out) noexcept nogil:
@@ -139,9 +166,11 @@ def lasso_rows(cnp.intp_t[::1] indptr, cnp.intp_t[::1] indices, double[::1] data
     cdef double[::1] Cmax = np.zeros(batch)
     cdef double[::1] AA = np.zeros(batch)
     cdef double[::1] alpha_prev = np.zeros(batch)
-    cdef double[:, ::1] V = np.zeros((d, batch))        # u / s of each busy slot, by feature
-    cdef double[::1] off = np.zeros(batch)              # mu . (u / s)
-    cdef double[:, ::1] Acorr = np.zeros((m, batch))    # a = Z u, by row
+    # the sparse pass's arrays have ``width`` >= batch columns, a multiple of LANES (zeros beyond)
+    cdef Py_ssize_t width = (batch + LANES - 1) // LANES * LANES
+    cdef double[:, ::1] V = np.zeros((d, width))        # u / s of each busy slot, by feature
+    cdef double[::1] off = np.zeros(width)              # mu . (u / s)
+    cdef double[:, ::1] Acorr = np.zeros((m, width))    # a = Z u, by row
     cdef double[::1] u = np.zeros(d)
     # the rows dropped on a slot's last step, their coefficients before and after it
     cdef cnp.intp_t[:, ::1] gone = np.zeros((batch, kmax), dtype=np.intp)
@@ -311,19 +340,13 @@ def lasso_rows(cnp.intp_t[::1] indptr, cnp.intp_t[::1] indices, double[::1] data
                 gm = <int>batch
                 gn = <int>m
                 gk = <int>d
-                ldv = <int>batch
+                ldv = <int>width
                 ldz = <int>d
                 dgemm(b"N", b"N", &gm, &gn, &gk, &one_d, &V[0, 0], &ldv, &Zv[0, 0], &ldz,
                       &zero_d, &Acorr[0, 0], &ldv)
             else:
-                for j in range(m):
-                    for b in range(batch):
-                        Acorr[j, b] = -off[b]
-                    for p in range(indptr[j], indptr[j + 1]):
-                        f = indices[p]
-                        v = data[p]
-                        for b in range(batch):
-                            Acorr[j, b] += v * V[f, b]
+                sparse_pass(m, &indptr[0], &indices[0], &data[0], &V[0, 0], &off[0],
+                            &Acorr[0, 0], width)
             # ---- phase B: step lengths, the step, drops
             for b in range(batch):
                 if not busy[b]:
