@@ -85,6 +85,66 @@ cdef void sparse_pass(Py_ssize_t m, const cnp.intp_t* indptr, const cnp.intp_t* 
                 A[j * width + b0 + c] = acc[c]
 
 
+cdef Py_ssize_t step_argmax(double* cov, const double* A, Py_ssize_t stride,
+                            const signed char* state, double gam, Py_ssize_t m) noexcept nogil:
+    """``cov[j] -= gam * A[j * stride]`` for every free j (``state[j] == 0``); returns the first
+    free j of largest ``|cov[j]|`` (-1 when all are 0), as one running maximum over j would.
+    Four running maxima over interleaved j, so that each comparison does not wait for the one
+    before; ties between them go to the smallest j (a maximum still at 0 has index -1)."""
+    cdef double m0 = 0.0, m1 = 0.0, m2 = 0.0, m3 = 0.0, v
+    cdef Py_ssize_t k0 = -1, k1 = -1, k2 = -1, k3 = -1, j = 0
+    while j + 4 <= m:
+        if state[j] == 0:
+            v = cov[j] - gam * A[j * stride]
+            cov[j] = v
+            if fabs(v) > m0:
+                m0 = fabs(v)
+                k0 = j
+        if state[j + 1] == 0:
+            v = cov[j + 1] - gam * A[(j + 1) * stride]
+            cov[j + 1] = v
+            if fabs(v) > m1:
+                m1 = fabs(v)
+                k1 = j + 1
+        if state[j + 2] == 0:
+            v = cov[j + 2] - gam * A[(j + 2) * stride]
+            cov[j + 2] = v
+            if fabs(v) > m2:
+                m2 = fabs(v)
+                k2 = j + 2
+        if state[j + 3] == 0:
+            v = cov[j + 3] - gam * A[(j + 3) * stride]
+            cov[j + 3] = v
+            if fabs(v) > m3:
+                m3 = fabs(v)
+                k3 = j + 3
+        j += 4
+    while j < m:                   # the tail (past every other j) joins the first maximum
+        if state[j] == 0:
+            v = cov[j] - gam * A[j * stride]
+            cov[j] = v
+            if fabs(v) > m0:
+                m0 = fabs(v)
+                k0 = j
+        j += 1
+    if m1 > m0 or (m1 == m0 and k1 < k0):
+        m0 = m1
+        k0 = k1
+    if m2 > m0 or (m2 == m0 and k2 < k0):
+        m0 = m2
+        k0 = k2
+    if m3 > m0 or (m3 == m0 and k3 < k0):
+        k0 = k3
+    return k0
+
+
+def _step_argmax(double[::1] cov, double[::1] a, signed char[::1] state, double gam):
+    """:func:`step_argmax` on contiguous arrays, for the tests (updates ``cov`` in place)."""
+    if a.shape[0] != cov.shape[0] or state.shape[0] != cov.shape[0] or cov.shape[0] == 0:
+        raise ValueError("_step_argmax: inconsistent shapes")
+    return step_argmax(&cov[0], &a[0], 1, &state[0], gam, cov.shape[0])
+
+
 cdef void cholesky_delete(double[:, ::1] L, Py_ssize_t n, Py_ssize_t out) noexcept nogil:
     """Remove variable ``out`` from the factor L[:n, :n] of G_AA (now L[:n-1, :n-1]): the rows
     below move up, and Givens rotations on columns (k, k+1) zero the superdiagonal they leave."""
@@ -357,16 +417,18 @@ def lasso_rows(cnp.intp_t[::1] indptr, cnp.intp_t[::1] indices, double[::1] data
                 C = Cmax[b]
                 g1 = INFINITY
                 g2 = INFINITY
+                # the tests are combined by & (one branch, rarely taken) rather than by `and`,
+                # whose branch on the sign of den is a coin toss for the predictor
                 for j in range(m):
                     if state[b, j] != 0:
                         continue
                     num = C - cov[b, j]
                     den = AA[b] - Acorr[j, b] + TINY32
-                    if num > 0.0 and den > 0.0 and num < g1 * den:
+                    if (num > 0.0) & (den > 0.0) & (num < g1 * den):
                         g1 = num / den
                     num = C + cov[b, j]
                     den = AA[b] + Acorr[j, b] + TINY32
-                    if num > 0.0 and den > 0.0 and num < g2 * den:
+                    if (num > 0.0) & (den > 0.0) & (num < g2 * den):
                         g2 = num / den
                 gam = C / AA[b]
                 if g1 < gam:
@@ -387,15 +449,8 @@ def lasso_rows(cnp.intp_t[::1] indptr, cnp.intp_t[::1] indices, double[::1] data
                 for a in range(n):
                     prev[b, a] = coef[b, a]
                     coef[b, a] += gam * ls[b, a]
-                Cv = 0.0
-                k = -1
-                for j in range(m):
-                    if state[b, j] == 0:
-                        v = cov[b, j] - gam * Acorr[j, b]
-                        cov[b, j] = v
-                        if fabs(v) > fabs(Cv):
-                            Cv = v
-                            k = j
+                k = step_argmax(&cov[b, 0], &Acorr[0, b], width, &state[b, 0], gam, m)
+                Cv = cov[b, k] if k >= 0 else 0.0
                 if dropped[b]:
                     nd = 0
                     for a in range(n - 1, -1, -1):

@@ -73,6 +73,33 @@ def _lars_kernel(X, batch, max_steps=100000, ratio=mlfe.LAMBDA_RATIO, dense=Fals
     return Z, lams, W, status
 
 
+def test_lars_step_argmax_is_the_first_largest():
+    """The kernel's step update and argmax (four interleaved running maxima) return what one
+    running maximum over j returns: the first free j of largest |cov_j - gam a_j|, -1 if all are 0.
+    Small integers make ties common; lengths cover every remainder modulo 4."""
+    from mlbench._ext._lars import _step_argmax
+
+    rng = np.random.default_rng(0)
+    seen = set()
+    for _ in range(2000):
+        m = int(rng.integers(1, 24))
+        cov = rng.integers(-3, 4, m).astype(float)
+        a = rng.integers(-2, 3, m).astype(float)
+        state = (rng.random(m) < 0.3).astype(np.int8)
+        gam = float(rng.choice([0.0, 0.5, 1.0]))
+        want = cov.copy()
+        want[state == 0] -= gam * a[state == 0]
+        best, k = 0.0, -1
+        for j in np.flatnonzero(state == 0):
+            if abs(want[j]) > best:
+                best, k = abs(want[j]), j
+        got = cov.copy()
+        assert _step_argmax(got, a, state, gam) == k
+        np.testing.assert_array_equal(got, want)
+        seen.add((k % 4 if k >= 0 else -1, m % 4))
+    assert len(seen) == 20           # the winner in every lane and the tail, every remainder
+
+
 @pytest.mark.parametrize("shape, density", [((60, 20), 1.0), ((40, 80), 1.0), ((150, 30), 0.3),
                                             ((120, 40), 0.1)])
 def test_lars_kernel_is_scikit_learns_lasso_path_to_rounding(shape, density):
