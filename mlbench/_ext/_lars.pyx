@@ -44,7 +44,8 @@ cdef double TINY32 = np.finfo(np.float32).tiny
 cdef double EPS32 = np.finfo(np.float32).eps
 cdef double EPS64 = np.finfo(np.float64).eps
 cdef enum:
-    LANES = 8   # slots summed together in the sparse pass
+    LANES = 8          # slots summed together in the sparse pass
+    ARGMAX_LANES = 4   # running maxima of the correlation update
 
 
 cdef inline void forward(double[:, ::1] L, Py_ssize_t n, double* y) noexcept nogil:
@@ -90,54 +91,34 @@ cdef Py_ssize_t step_argmax(double* cov, const double* A, Py_ssize_t stride,
                             const signed char* state, double gam, Py_ssize_t m) noexcept nogil:
     """``cov[j] -= gam * A[j * stride]`` for every free j (``state[j] == 0``); returns the first
     free j of largest ``|cov[j]|`` (-1 when all are 0), as one running maximum over j would.
-    Four running maxima over interleaved j, so that each comparison does not wait for the one
-    before; ties between them go to the smallest j (a maximum still at 0 has index -1)."""
-    cdef double m0 = 0.0, m1 = 0.0, m2 = 0.0, m3 = 0.0, v
-    cdef Py_ssize_t k0 = -1, k1 = -1, k2 = -1, k3 = -1, j = 0
-    while j + 4 <= m:
-        if state[j] == 0:
-            v = cov[j] - gam * A[j * stride]
-            cov[j] = v
-            if fabs(v) > m0:
-                m0 = fabs(v)
-                k0 = j
-        if state[j + 1] == 0:
-            v = cov[j + 1] - gam * A[(j + 1) * stride]
-            cov[j + 1] = v
-            if fabs(v) > m1:
-                m1 = fabs(v)
-                k1 = j + 1
-        if state[j + 2] == 0:
-            v = cov[j + 2] - gam * A[(j + 2) * stride]
-            cov[j + 2] = v
-            if fabs(v) > m2:
-                m2 = fabs(v)
-                k2 = j + 2
-        if state[j + 3] == 0:
-            v = cov[j + 3] - gam * A[(j + 3) * stride]
-            cov[j + 3] = v
-            if fabs(v) > m3:
-                m3 = fabs(v)
-                k3 = j + 3
-        j += 4
-    while j < m:                   # the tail (past every other j) joins the first maximum
-        if state[j] == 0:
-            v = cov[j] - gam * A[j * stride]
-            cov[j] = v
-            if fabs(v) > m0:
-                m0 = fabs(v)
-                k0 = j
-        j += 1
-    if m1 > m0 or (m1 == m0 and k1 < k0):
-        m0 = m1
-        k0 = k1
-    if m2 > m0 or (m2 == m0 and k2 < k0):
-        m0 = m2
-        k0 = k2
-    if m3 > m0 or (m3 == m0 and k3 < k0):
-        k0 = k3
-    return k0
-
+    ARGMAX_LANES running maxima over interleaved j (j mod ARGMAX_LANES, the tail in the first), so
+    that each comparison does not wait for the one before; ties between them go to the smallest j
+    (a maximum still at 0 has index -1)."""
+    cdef double best[ARGMAX_LANES]
+    cdef Py_ssize_t at[ARGMAX_LANES]
+    cdef Py_ssize_t j = 0, jj, k
+    cdef unsigned int c
+    cdef double v
+    for c in range(ARGMAX_LANES):
+        best[c] = 0.0
+        at[c] = -1
+    while j < m:
+        for c in range(ARGMAX_LANES):
+            jj = j + c
+            if jj < m and state[jj] == 0:
+                v = cov[jj] - gam * A[jj * stride]
+                cov[jj] = v
+                if fabs(v) > best[c]:
+                    best[c] = fabs(v)
+                    at[c] = jj
+        j += ARGMAX_LANES
+    k = at[0]
+    v = best[0]
+    for c in range(1, ARGMAX_LANES):
+        if best[c] > v or (best[c] == v and at[c] < k):
+            v = best[c]
+            k = at[c]
+    return k
 
 def _step_argmax(double[::1] cov, double[::1] a, signed char[::1] state, double gam):
     """:func:`step_argmax` on contiguous arrays, for the tests (updates ``cov`` in place)."""
