@@ -91,9 +91,9 @@ cdef Py_ssize_t step_argmax(double* cov, const double* A, Py_ssize_t stride,
                             const signed char* state, double gam, Py_ssize_t m) noexcept nogil:
     """``cov[j] -= gam * A[j * stride]`` for every free j (``state[j] == 0``); returns the first
     free j of largest ``|cov[j]|`` (-1 when all are 0), as one running maximum over j would.
-    ARGMAX_LANES running maxima over interleaved j (j mod ARGMAX_LANES, the tail in the first), so
-    that each comparison does not wait for the one before; ties between them go to the smallest j
-    (a maximum still at 0 has index -1)."""
+    ARGMAX_LANES running maxima over interleaved j (lane j mod ARGMAX_LANES), so that each
+    comparison does not wait for the one before; ties between them go to the smallest j (a maximum
+    still at 0 has index -1)."""
     cdef double best[ARGMAX_LANES]
     cdef Py_ssize_t at[ARGMAX_LANES]
     cdef Py_ssize_t j = 0, jj, k
@@ -119,6 +119,7 @@ cdef Py_ssize_t step_argmax(double* cov, const double* A, Py_ssize_t stride,
             v = best[c]
             k = at[c]
     return k
+
 
 def _step_argmax(double[::1] cov, double[::1] a, signed char[::1] state, double gam):
     """:func:`step_argmax` on contiguous arrays, for the tests (updates ``cov`` in place)."""
