@@ -40,3 +40,32 @@ def test_quadratic_solved_and_iterations_capped():
 def test_starting_at_the_minimum_takes_no_step():
     res = lbfgs(lambda x: (x @ x, 2 * x), np.zeros(5))
     assert res.nit == 0 and res.nfev == 1 and res.success
+
+
+def test_preconditioned_same_minimiser_and_exact_diagonal_gives_the_newton_step():
+    """With the Hessian's diagonal as preconditioner: the same minimiser as L-BFGS-B; on a
+    diagonal quadratic the first step is the Newton step, so one iteration solves it."""
+    for lam in (0.1, 1.0, 10.0):
+        diag = lambda w, A, y, lam: (A * A).T @ (lambda p: p * (1 - p))(1.0 / (1.0 + np.exp(-(A @ w)))) + lam
+        ours = lbfgs(logistic_l2, np.zeros(12), args=(A, y, lam), precondition=diag, refresh=3)
+        ref = minimize(logistic_l2, np.zeros(12), args=(A, y, lam), jac=True, method="L-BFGS-B")
+        assert ours.success
+        np.testing.assert_allclose(ours.x, ref.x, atol=1e-4)
+        assert abs(ours.fun - ref.fun) <= 1e-7 * abs(ref.fun)
+    h = np.logspace(0, 6, 40)                 # curvatures over six decades
+    b = np.linspace(-3.0, 3.0, 40)
+    quad = lambda x: (0.5 * x @ (h * x) - b @ x, h * x - b)
+    res = lbfgs(quad, np.zeros(40), precondition=lambda x: h, gtol=1e-9)
+    assert res.nit == 1 and res.success
+    np.testing.assert_allclose(res.x, b / h, rtol=1e-12)
+    plain = lbfgs(quad, np.zeros(40), gtol=1e-9, max_iter=5)
+    assert not plain.success
+
+
+def test_preconditioner_floor_keeps_zero_curvature_entries_finite():
+    """A diagonal entry of 0 (a flat coordinate) is raised to 1e-12 of the largest, not divided by."""
+    quad = lambda x: (0.5 * (x[0] ** 2 + 1e-3 * x[1] ** 2) - x[0] - 1e-3 * x[1],
+                      np.array([x[0] - 1.0, 1e-3 * (x[1] - 1.0)]))
+    res = lbfgs(quad, np.zeros(2), precondition=lambda x: np.array([1.0, 0.0]), gtol=1e-10, ftol=0.0)
+    assert res.success and np.all(np.isfinite(res.x))
+    np.testing.assert_allclose(res.x, [1.0, 1.0], atol=1e-6)

@@ -7,7 +7,8 @@ from mlbench.errors import MlbenchError
 from mlbench.methods import registry
 from mlbench.methods.probabilistic._logistic import DEFAULT_CS
 from mlbench.methods.probabilistic._pairwise_search import potential
-from mlbench.methods.probabilistic.mlcrf import PairwiseCRF, pair_index, pseudo_loglik_and_grad
+from mlbench.methods.probabilistic.mlcrf import (PairwiseCRF, pair_index, pseudo_loglik_and_grad,
+                                                 pseudo_loglik_hessian_diag)
 from mlbench.methods.transformation.pcc import all_label_vectors
 
 rng = np.random.RandomState(4)
@@ -25,6 +26,29 @@ def test_gradient_matches_finite_differences():
     f = lambda t: pseudo_loglik_and_grad(t, *args)[0]
     g = lambda t: pseudo_loglik_and_grad(t, *args)[1]
     assert check_grad(f, g, theta) < 1e-4 * max(1.0, np.abs(g(theta)).max())
+
+
+def test_hessian_diagonal_matches_finite_differences_of_the_gradient():
+    """Each diagonal entry against (g(theta + h e_k) - g(theta - h e_k))_k / 2h, dense and sparse."""
+    import scipy.sparse as sp
+
+    I, J = pair_index(4)
+    n_par = 4 * 3 + 4 + len(I) * 3 + len(I)
+    theta = np.random.RandomState(1).randn(n_par) * 0.3
+    Xd = np.where(np.abs(X[:40]) > 0.4, X[:40], 0.0)
+    args = (Xd, Y[:40].astype(np.int8), I, J, np.full(4, 0.5), np.full(len(I), 2.0), 0.7)
+    h = 1e-5
+    fd = np.empty(n_par)
+    for k in range(n_par):
+        e = np.zeros(n_par)
+        e[k] = h
+        up, down = pseudo_loglik_and_grad(theta + e, *args)[1], pseudo_loglik_and_grad(theta - e, *args)[1]
+        fd[k] = (up[k] - down[k]) / (2 * h)
+    dense = pseudo_loglik_hessian_diag(theta, *args, X2=Xd * Xd)
+    np.testing.assert_allclose(dense, fd, rtol=1e-6, atol=1e-8)
+    Xs = sp.csr_matrix(Xd)
+    sparse = pseudo_loglik_hessian_diag(theta, Xs, *args[1:], X2=Xs.multiply(Xs).tocsr())
+    np.testing.assert_allclose(sparse, dense, rtol=1e-12)
 
 
 def test_exact_inference_and_normalisation():

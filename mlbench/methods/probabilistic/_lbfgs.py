@@ -11,6 +11,19 @@ Stopping rules are those of scipy's L-BFGS-B at its defaults, so a fit stops whe
 would: max |g| <= ``gtol`` (1e-5), or a relative decrease (f_k - f_k+1) / max(|f_k|, |f_k+1|, 1)
 <= ``ftol`` (factr 1e7 times machine epsilon), or ``max_iter`` iterations.
 
+Optional diagonal preconditioning (``precondition``): the initial matrix becomes
+H_k^0 = gamma_k D^-1, with D the diagonal of the Hessian at the current point (refreshed every
+``refresh`` iterations) and gamma_k = s.y / (y.D^-1 y), the scaling of Eq. 7.20 measured in the
+metric of D (a diagonal initial matrix as in Gilbert & Lemarechal, "Some numerical experiments
+with variable-storage quasi-Newton algorithms", Math. Programming 45, 1989).  This changes the
+iterates, not the minimiser or the stopping rules.  Why: with ten stored pairs, L-BFGS with a
+scalar H_k^0 corrects only ten directions of curvature.  mlcrf's objective has over a thousand
+coordinates far flatter than the rest: on an enron fold at C = 0.01 the edge biases' diagonal
+curvature is 1 to 107 (median 1.3) and the node biases' 1 to 106 (median 10), against at least
+1/C = 100 for every feature weight (and a top eigenvalue of 4,600 in one label's weight block).
+The plain loop was still descending after 500 iterations on 8 of 10 enron folds.  The Hessian's
+diagonal puts those coordinates on one scale.
+
 Why not scipy's L-BFGS-B: its Fortran bookkeeping for bounds (generalised Cauchy point, subspace
 minimisation) costs several passes over the parameter vector per call and was about two thirds of
 an mlcrf fit on rcv1subset1 (one million parameters); this loop touches each history vector twice
@@ -27,8 +40,12 @@ FTOL = 1e7 * np.finfo(float).eps      # scipy L-BFGS-B's default factr * eps
 GTOL = 1e-5                           # scipy L-BFGS-B's default pgtol
 
 
-def lbfgs(fun, x0, args=(), max_iter=500, memory=10, gtol=GTOL, ftol=FTOL, c1=1e-4, max_backtracks=40):
+def lbfgs(fun, x0, args=(), max_iter=500, memory=10, gtol=GTOL, ftol=FTOL, c1=1e-4, max_backtracks=40,
+          precondition=None, refresh=10):
     """Minimise ``fun(x, *args) -> (f, grad)`` from ``x0``.
+
+    ``precondition(x, *args)``, if given, returns the diagonal of the Hessian at ``x`` (positive;
+    entries below 1e-12 of its largest are raised to that), evaluated every ``refresh`` iterations.
 
     Returns a namespace like scipy's OptimizeResult: ``x``, ``fun``, ``jac``, ``nit``, ``nfev``,
     ``success``, ``message``.
@@ -38,19 +55,24 @@ def lbfgs(fun, x0, args=(), max_iter=500, memory=10, gtol=GTOL, ftol=FTOL, c1=1e
     nfev = 1
     S, Yd, rho = deque(maxlen=memory), deque(maxlen=memory), deque(maxlen=memory)
     message, success, nit = "max_iter reached", False, 0
+    D_inv = None
     while True:
         if np.abs(g).max() <= gtol:
             message, success = "projected gradient below gtol", True
             break
         if nit >= max_iter:
             break
-        d = _two_loop(g, S, Yd, rho)
+        if precondition is not None and nit % refresh == 0:
+            D = np.asarray(precondition(x, *args), dtype=np.float64)
+            D_inv = 1.0 / np.maximum(D, 1e-12 * D.max())
+        d = _two_loop(g, S, Yd, rho, D_inv)
         slope = g @ d
         if not slope < 0:                              # lost descent (rounding): restart from -g
             S.clear(), Yd.clear(), rho.clear()
             d, slope = -g, -(g @ g)
         # the first step has no curvature estimate: move by a unit length, as L-BFGS-B does
-        step = 1.0 if S else 1.0 / np.sqrt(-slope)
+        # (with a preconditioner, the first step is the Newton step of the diagonal model)
+        step = 1.0 if S or D_inv is not None else 1.0 / np.sqrt(-slope)
         for _ in range(max_backtracks):
             x_new = x + step * d
             f_new, g_new = fun(x_new, *args)
@@ -74,15 +96,20 @@ def lbfgs(fun, x0, args=(), max_iter=500, memory=10, gtol=GTOL, ftol=FTOL, c1=1e
     return SimpleNamespace(x=x, fun=f, jac=g, nit=nit, nfev=nfev, success=success, message=message)
 
 
-def _two_loop(g, S, Yd, rho):
-    """-H g by the two-loop recursion over the stored pairs (Nocedal & Wright, Algorithm 7.4)."""
+def _two_loop(g, S, Yd, rho, D_inv=None):
+    """-H g by the two-loop recursion over the stored pairs (Nocedal & Wright, Algorithm 7.4), from
+    H^0 = gamma I, or gamma diag(D_inv) when a preconditioner is given."""
     q = g.copy()
     alpha = []
     for s, y, r in zip(reversed(S), reversed(Yd), reversed(rho)):
         a = r * (s @ q)
         q -= a * y
         alpha.append(a)
-    if S:
+    if D_inv is not None:
+        q *= D_inv
+        if S:
+            q *= (S[-1] @ Yd[-1]) / (Yd[-1] @ (D_inv * Yd[-1]))
+    elif S:
         q *= (S[-1] @ Yd[-1]) / (Yd[-1] @ Yd[-1])
     for (s, y, r), a in zip(zip(S, Yd, rho), reversed(alpha)):
         q += (a - r * (y @ q)) * s
