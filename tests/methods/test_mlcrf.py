@@ -5,9 +5,8 @@ from scipy.optimize import check_grad
 
 from mlbench.errors import MlbenchError
 from mlbench.methods import registry
-from mlbench.methods.probabilistic._logistic import DEFAULT_CS
 from mlbench.methods.probabilistic._pairwise_search import potential
-from mlbench.methods.probabilistic.mlcrf import (PairwiseCRF, pair_index, pseudo_loglik_and_grad,
+from mlbench.methods.probabilistic.mlcrf import (MLCRF_CS, PairwiseCRF, pair_index, pseudo_loglik_and_grad,
                                                  pseudo_loglik_hessian_diag)
 from mlbench.methods.transformation.pcc import all_label_vectors
 
@@ -128,8 +127,8 @@ def test_exclusive_labels_cv_keeps_the_features():
     exact = (m.predict(XE[240:]) == YE[240:]).all(axis=1).mean()
     assert exact > 0.7                                 # the collapsed fit predicted by the biases: ~1/3
     loss = m.fit_info_["cv_loss"]                      # the grid walk stops at the first worse C
-    assert 1 <= len(loss) <= len(DEFAULT_CS) and all(a > b for a, b in zip(loss[:-2], loss[1:-1]))
-    assert m.fit_info_["C"] == sorted(DEFAULT_CS)[int(np.argmin(loss))]
+    assert 1 <= len(loss) <= len(MLCRF_CS) and all(a > b for a, b in zip(loss[:-2], loss[1:-1]))
+    assert m.fit_info_["C"] == sorted(MLCRF_CS)[int(np.argmin(loss))]
     assert -m.joint_log_proba(XE[240:], YE[240:]).mean() < np.log(3)   # better than uniform over 3
 
 
