@@ -40,7 +40,7 @@ def training_part(name):
 
 def lbfgsb(X, Y, C, max_iter):
     """scipy's L-BFGS-B on the same objective and parameters (the used features only)."""
-    n, L = Y.shape
+    L = Y.shape[1]
     I, J = pair_index(L)
     Xu = X[:, used_features(X)]
     theta0 = np.zeros(Xu.shape[1] * (L + len(I)) + L + len(I))
