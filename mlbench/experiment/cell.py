@@ -45,6 +45,7 @@ import scipy.sparse as sp
 import mlbench
 from mlbench.data.preprocess import Pipeline, take_rows
 from mlbench.data.splits import get_split
+from mlbench.methods.base import recorded_base_params
 from mlbench.seeds import derive_seed
 
 #: fixed columns of the results CSV, in order (metric columns follow)
@@ -75,7 +76,10 @@ def recorded_params(est):
     else:   # a user's class without scikit-learn's get_params: its public, non-fitted attributes
         params = {k: v for k, v in vars(est).items() if not k.startswith("_") and not k.endswith("_")}
     neutral = getattr(type(est), "_unrecorded_defaults", {})
-    return {k: v for k, v in params.items() if not (k in neutral and v == neutral[k])}
+    params = {k: v for k, v in params.items() if not (k in neutral and v == neutral[k])}
+    if isinstance(params.get("base"), str) and "base_params" in params:
+        params["base_params"] = recorded_base_params(params["base"], params["base_params"])
+    return params
 
 
 def params_json(est):

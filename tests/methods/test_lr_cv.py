@@ -54,3 +54,38 @@ def test_joint_log_proba_and_iblr():
     assert all(float(est.C_) in LR_CV_CS for est in iblr.br_.estimators_)
     P = iblr.predict_proba(X[:5])
     assert P.shape == (5, 2) and np.all((P >= 0) & (P <= 1))
+
+
+def test_fit_info_records_each_labels_chosen_C():
+    from mlbench.methods.transformation.ecc import EnsembleClassifierChains
+
+    br = BinaryRelevance(base="lr-cv", random_state=0).fit(X, Y)
+    assert br.fit_info_["C"] == [float(e.C_) for e in br.estimators_]
+    # a chain fits its labels in its own order; fit_info_ gives them in label order
+    Y3 = np.column_stack([Y, Y[:, 0]])
+    cc = ClassifierChain(base="lr-cv", order=[2, 0, 1], random_state=0).fit(X, Y3)
+    assert cc.fit_info_["C"] == [float(cc.estimators_[j].C_) for j in (1, 2, 0)]
+    ecc = EnsembleClassifierChains(base="lr-cv", n_estimators=3, random_state=0).fit(X, Y)
+    assert ecc.fit_info_["C"] == [chain.fit_info_["C"] for chain in ecc.estimators_]
+    assert IBLR(base="lr-cv", random_state=0).fit(X, Y).fit_info_["C"] == \
+        [float(e.C_) for e in IBLR(base="lr-cv", random_state=0).fit(X, Y).br_.estimators_]
+    # a label constant in training chose nothing; a base without a CV records no C at all
+    const = np.column_stack([Y[:, 0], np.zeros(len(Y), dtype=int)])
+    assert BinaryRelevance(base="lr-cv", random_state=0).fit(X, const).fit_info_["C"][1] is None
+    assert "C" not in BinaryRelevance(base="lr", random_state=0).fit(X, Y).fit_info_
+
+
+def test_results_rows_record_the_grid_so_an_older_grid_reruns():
+    import json
+
+    from mlbench.experiment.cell import params_json
+    from mlbench.experiment.runner import same_params
+
+    now = params_json(BinaryRelevance(base="lr-cv", random_state=1))
+    assert json.loads(now)["base_params"] == {"Cs": list(LR_CV_CS)}
+    older = json.dumps({**json.loads(now), "base_params": None})   # rows written before the record
+    assert not same_params(older, now, {})
+    # a grid given in base_params is recorded as given; other bases record base_params unchanged
+    given = json.loads(params_json(BinaryRelevance(base="lr-cv", base_params={"Cs": [1.0]})))
+    assert given["base_params"] == {"Cs": [1.0]}
+    assert json.loads(params_json(BinaryRelevance(base="svm")))["base_params"] is None

@@ -5,8 +5,9 @@ from scipy.optimize import check_grad
 
 from mlbench.errors import MlbenchError
 from mlbench.methods import registry
+from mlbench.methods.probabilistic._logistic import DEFAULT_CS
 from mlbench.methods.probabilistic._pairwise_search import potential
-from mlbench.methods.probabilistic.mlcrf import (MLCRF_CS, PairwiseCRF, pair_index, pseudo_loglik_and_grad,
+from mlbench.methods.probabilistic.mlcrf import (PairwiseCRF, pair_index, pseudo_loglik_and_grad,
                                                  pseudo_loglik_hessian_diag)
 from mlbench.methods.transformation.pcc import all_label_vectors
 
@@ -128,10 +129,10 @@ def test_exclusive_labels_cv_keeps_the_features():
     assert exact > 0.7                                 # the collapsed fit predicted by the biases: ~1/3
     loss = m.fit_info_["cv_loss"]                      # held-out loss of each C walked, ascending C
     walked = loss[:-1]
-    assert 3 <= len(loss) <= len(MLCRF_CS)             # here the walk passes several Cs (6 of 7)
+    assert 3 <= len(loss) <= len(DEFAULT_CS)             # here the walk passes several Cs (6 of 7)
     assert all(a > b for a, b in zip(walked, walked[1:]))        # the loss falls while the walk goes on
-    assert loss[-1] > walked[-1] or len(loss) == len(MLCRF_CS)   # and it stops at the first worse C
-    assert m.fit_info_["C"] == sorted(MLCRF_CS)[int(np.argmin(loss))]
+    assert loss[-1] > walked[-1] or len(loss) == len(DEFAULT_CS)   # and it stops at the first worse C
+    assert m.fit_info_["C"] == sorted(DEFAULT_CS)[int(np.argmin(loss))]
     assert -m.joint_log_proba(XE[240:], YE[240:]).mean() < np.log(3)   # better than uniform over 3
 
 

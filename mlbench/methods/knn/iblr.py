@@ -63,6 +63,8 @@ class IBLR(MultiLabelClassifier):
         Distance of the neighbour search.
     random_state : int, RandomState or None
         Seeds the per-label learners.
+
+    ``fit_info_["C"]`` lists each label's C when the base chose one by cross-validation (``lr-cv``).
     """
 
     def __init__(self, *, k=10, weights="uniform", include_features=False, base="lr",
@@ -94,6 +96,7 @@ class IBLR(MultiLabelClassifier):
                                    random_state=self.random_state)
         self.br_.fit(self._design(X, dist, idx), Y)
         self.threshold_ = self.br_.threshold_
+        self.fit_info_ = dict(self.br_.fit_info_)
         return self
 
     def _transform(self, X):

@@ -78,6 +78,13 @@ def fit_binary(base, base_params, X, y, seed):
     return seeded_base(base, base_params, seed).fit(X, y)
 
 
+def cv_chosen_C(estimators):
+    """The C that each fitted base learner chose by internal cross-validation (``lr-cv``), in the
+    estimators' order (``None`` for a label constant in training), or ``None`` if none chose one."""
+    chosen = [float(np.ravel(e.C_)[0]) if hasattr(e, "C_") else None for e in estimators]
+    return chosen if any(c is not None for c in chosen) else None
+
+
 def scores_kind(base, base_params=None):
     """``"proba"`` if the base learner has ``predict_proba``, else ``"decision"``."""
     est = make_base_learner(base, **(base_params or {}))
@@ -155,6 +162,7 @@ class BinaryRelevance(MultiLabelClassifier):
     ``predict`` is each label's ``base.predict``; scores are ``predict_proba`` when the base has it
     (then ``predict_proba`` is defined), else the margins of ``decision_function`` (``threshold_``
     is then 0).  A label constant in the training data is predicted as that constant.
+    ``fit_info_["C"]`` lists each label's C when the base chose one by cross-validation (``lr-cv``).
     """
 
     def __init__(self, *, base="lr", base_params=None, random_state=None):
@@ -177,6 +185,8 @@ class BinaryRelevance(MultiLabelClassifier):
         seeds = draw_seeds(self.random_state, Y.shape[1])
         self.estimators_ = [fit_binary(self.base, self.base_params, X, Y[:, l], seeds[l])
                             for l in range(Y.shape[1])]
+        chosen = cv_chosen_C(self.estimators_)
+        self.fit_info_ = {"C": chosen} if chosen else {}
         return self
 
     def _label_scores(self, X):

@@ -18,9 +18,9 @@ from sklearn.utils._available_if import available_if
 
 from mlbench.methods.base import MultiLabelClassifier, check_multilabel_Y
 from mlbench.methods.registry import register
-from mlbench.methods.transformation.br import (_C_GRID, _uses, binary_scores, draw_seeds,
-                                               fit_binary, label_log_likelihood, scores_kind,
-                                               seeded_base)
+from mlbench.methods.transformation.br import (_C_GRID, _uses, binary_scores, cv_chosen_C,
+                                               draw_seeds, fit_binary, label_log_likelihood,
+                                               scores_kind, seeded_base)
 
 
 def chain_order(order, n_labels, random_state):
@@ -81,6 +81,9 @@ class ClassifierChain(MultiLabelClassifier):
         Chain order: label order, a permutation drawn from ``random_state``, or given explicitly.
     random_state : int, RandomState or None
         Draws the random order and seeds the base learners.
+
+    ``fit_info_["C"]`` lists each label's C (label order) when the base chose one by
+    cross-validation (``lr-cv``).
     """
 
     def __init__(self, *, base="lr", base_params=None, order="label", random_state=None):
@@ -110,6 +113,10 @@ class ClassifierChain(MultiLabelClassifier):
             self.estimators_.append(est)
             if prefixes is not None:
                 prefixes.append(Yo[:, j])
+        chosen = cv_chosen_C(self.estimators_)
+        self.fit_info_ = {}
+        if chosen:  # in label order, like the predictions
+            self.fit_info_["C"] = [chosen[j] for j in np.argsort(self.order_)]
         return self
 
     def _run_chain(self, X):

@@ -43,6 +43,9 @@ class EnsembleClassifierChains(MultiLabelClassifier):
         Predict label l when its score is at least ``threshold``.
     random_state : int, RandomState or None
         Draws every chain's order, sample and base-learner seeds.
+
+    ``fit_info_["C"]`` holds each chain's per-label C (label order) when the base chose them by
+    cross-validation (``lr-cv``).
     """
 
     def __init__(self, *, n_estimators=10, base="lr", base_params=None, bootstrap=True,
@@ -84,6 +87,8 @@ class EnsembleClassifierChains(MultiLabelClassifier):
             chain = ClassifierChain(base=base, base_params=base_params, order="random",
                                     random_state=seeds[2 * m + 1])
             self.estimators_.append(chain.fit(X[rows], Y[rows]))
+        chosen = [chain.fit_info_["C"] for chain in self.estimators_ if "C" in chain.fit_info_]
+        self.fit_info_ = {"C": chosen} if chosen else {}  # per chain, in label order
         self.threshold_ = self.threshold
         return self
 
