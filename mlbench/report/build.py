@@ -77,7 +77,9 @@ def make_report(paths, *, metrics=(), stats=(), control=None, alpha=0.05, style=
                        alpha=alpha, stats=use, strict_stats=strict_named,
                        rope=DEFAULT_ROPE if rope is None else rope, seed=seed, bayes_samples=bayes_samples,
                        per_metric_control=style == "plain")
-    analysis.notes.extend(extra_notes)
+    from mlbench.report.tuning import grid_edge_notes
+
+    analysis.notes.extend(extra_notes + grid_edge_notes(results.frame))
     if style == "hiercost":  # Yang & Liu's tests from saved per-document predictions, when present
         from mlbench.stats.sign_tests import attach_yang_liu
 

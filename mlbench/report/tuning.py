@@ -1,0 +1,94 @@
+"""Report notes for hyper-parameters that internal cross-validation chose at an end of its grid.
+
+A value chosen at the smallest or largest point of a grid shows no optimum: the best value may lie
+beyond the grid, and the table then compares a method held back by its grid.  (The mc protocol's
+logistic models chose the smallest C of {0.01, ..., 100} for every label of scene, image and the
+rcv1 subsets; from 1e-4 the rcv1 subsets chose 1e-3, and the conditional log-likelihood moved by
+up to 15%.)
+
+Convention read from the results rows (every built-in CV-tuned method follows it, and a user's
+method can): the grid is ``Cs`` in the ``params`` column, or ``Cs`` in ``base_params`` for a base
+learner that searches one (``lr-cv``); the choices are ``C`` in the ``extra`` column: one value, a
+list per label, or lists per ensemble member, with ``null`` for a label that chose nothing.  Rows
+without a recorded grid or choice are skipped.
+
+A (method, dataset) pair is named when at least ``share`` of all its choices over all its splits
+sit at one end of the grid.
+"""
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+
+#: default fraction of choices at one end of the grid that makes a note
+EDGE_SHARE = 0.5
+
+
+def _grid(params):
+    grid = params.get("Cs")
+    if grid is None and isinstance(params.get("base_params"), dict):
+        grid = params["base_params"].get("Cs")
+    if not isinstance(grid, list) or len(grid) < 2:
+        return None
+    try:
+        values = sorted(float(c) for c in grid)
+    except (TypeError, ValueError):
+        return None
+    return values if all(math.isfinite(v) and v > 0 for v in values) else None
+
+
+def _choices(value, out):
+    if isinstance(value, list):
+        for v in value:
+            _choices(v, out)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        out.append(float(value))
+    return out
+
+
+def _json(text):
+    try:
+        value = json.loads(text) if isinstance(text, str) and text else None
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _at(value, end):
+    return math.isclose(value, end, rel_tol=1e-9)
+
+
+def grid_edge_counts(frame):
+    """``{(method, dataset): (grid, n_choices, n_at_low, n_at_high)}`` from the ok rows of ``frame``."""
+    counts = defaultdict(lambda: [None, 0, 0, 0])
+    if "params" not in frame.columns or "extra" not in frame.columns:
+        return {}
+    for method, dataset, params, extra in frame[["method", "dataset", "params", "extra"]].itertuples(index=False):
+        params, extra = _json(params), _json(extra)
+        grid = _grid(params) if params else None
+        chosen = _choices(extra.get("C"), []) if grid and extra else []
+        if not chosen:
+            continue
+        entry = counts[(method, dataset)]
+        entry[0] = grid
+        entry[1] += len(chosen)
+        entry[2] += sum(_at(c, grid[0]) for c in chosen)
+        entry[3] += sum(_at(c, grid[-1]) for c in chosen)
+    return {k: tuple(v) for k, v in counts.items()}
+
+
+def grid_edge_notes(frame, share=EDGE_SHARE):
+    """One note per method whose CV chose a grid end for at least ``share`` of its choices."""
+    flagged = defaultdict(list)   # (method, end, value) -> [(dataset, fraction)]
+    for (method, dataset), (grid, n, low, high) in sorted(grid_edge_counts(frame).items()):
+        for end, hits, value in (("smallest", low, grid[0]), ("largest", high, grid[-1])):
+            if n and hits / n >= share:
+                flagged[(method, end, value)].append(f"{dataset} {hits / n:.0%}")
+    notes = []
+    for (method, end, value), where in flagged.items():
+        beyond = "below" if end == "smallest" else "above"
+        notes.append(f"{method}: internal CV chose the {end} C of its grid ({value:g}) for "
+                     f"{', '.join(where)} of its choices; the best C may lie {beyond} the grid "
+                     f"(widen Cs)")
+    return notes

@@ -1,0 +1,68 @@
+"""Report notes for a C that internal cross-validation chose at an end of its grid."""
+import json
+
+import pandas as pd
+
+from mlbench.report.build import make_report
+from mlbench.report.tuning import grid_edge_counts, grid_edge_notes
+
+GRID = [0.01, 0.1, 1.0, 10.0, 100.0]
+
+
+def row(method, dataset, C, params=None, split="r0"):
+    return dict(dataset=dataset, method=method, protocol="toy", split=split, status="ok",
+                n_train=80, n_test=20, macro_f1=0.5,
+                params=json.dumps(params if params is not None else {"Cs": GRID}),
+                extra=json.dumps({"C": C}))
+
+
+def frame(*rows):
+    return pd.DataFrame(list(rows))
+
+
+def test_counts_read_every_layout_of_the_choices():
+    f = frame(row("crf", "d", 0.01),                                     # one C per fit
+              row("sc", "d", [0.01, 0.1, None, 100.0]),                  # per label; None: no choice
+              row("epcc", "d", [[0.01, 0.01], [0.1, 0.01]]),             # per chain, per label
+              row("br", "d", [0.01, 1.0], {"base": "lr-cv", "base_params": {"Cs": GRID}}))
+    counts = grid_edge_counts(f)
+    assert counts[("crf", "d")] == (GRID, 1, 1, 0)
+    assert counts[("sc", "d")] == (GRID, 3, 1, 1)
+    assert counts[("epcc", "d")] == (GRID, 4, 3, 0)
+    assert counts[("br", "d")] == (GRID, 2, 1, 0)
+
+
+def test_rows_without_a_grid_or_a_choice_or_with_malformed_json_are_skipped():
+    f = frame(row("br", "d", [0.01], {"base": "lr-cv", "base_params": None}),   # grid not recorded
+              row("m", "d", None), row("m", "e", 0.01, {"Cs": [0.01]}),        # no choice; 1-point grid
+              row("m", "f", 0.01, {"Cs": ["a", 1]}), row("m", "g", [True, 0.01]))
+    f.loc[len(f)] = {**row("m", "h", 0.01), "params": "{not json"}
+    f.loc[len(f)] = {**row("m", "i", 0.01), "extra": "[1, 2]"}
+    assert set(grid_edge_counts(f)) == {("m", "g")}   # True is not a C; 0.01 is
+    assert grid_edge_counts(f)[("m", "g")] == (GRID, 1, 1, 0)
+    assert grid_edge_counts(pd.DataFrame({"method": ["m"], "dataset": ["d"]})) == {}
+
+
+def test_a_note_names_each_dataset_at_or_above_the_share_and_the_direction():
+    f = frame(*[row("sc", "d1", [0.01, 0.01], split=f"r{s}") for s in range(3)],
+              row("sc", "d2", [0.01, 0.1]),                                   # 50%: named
+              row("sc", "d3", [0.01, 0.1, 1.0]),                              # 33%: not named
+              row("crf", "d1", 100.0))
+    notes = grid_edge_notes(f)
+    assert notes == [
+        "crf: internal CV chose the largest C of its grid (100) for d1 100% of its choices; the best C "
+        "may lie above the grid (widen Cs)",
+        "sc: internal CV chose the smallest C of its grid (0.01) for d1 100%, d2 50% of its choices; "
+        "the best C may lie below the grid (widen Cs)"]
+    assert grid_edge_notes(f, share=0.6) == notes[:1] + [notes[1].replace(", d2 50%", "")]
+    assert grid_edge_notes(frame(row("sc", "d", [0.1, 1.0]))) == []
+
+
+def test_the_report_carries_the_note(tmp_path):
+    path = tmp_path / "r.csv"
+    frame(*[row(m, d, 0.01 if m == "sc" else 1.0, split=f"r{s}")
+            for m in ("sc", "br") for d in ("d1", "d2") for s in range(3)]).to_csv(path, index=False)
+    text, analysis, _ = make_report([path], fmt="markdown")
+    assert any(n.startswith("sc: internal CV chose the smallest C") for n in analysis.notes)
+    assert not any(n.startswith("br:") for n in analysis.notes)
+    assert "internal CV chose the smallest C" in text
