@@ -7,7 +7,7 @@ from mlbench.errors import MlbenchError
 from mlbench.methods import registry
 from mlbench.methods.probabilistic._logistic import DEFAULT_CS
 from mlbench.methods.probabilistic._pairwise_search import potential
-from mlbench.methods.probabilistic.mlcrf import (PairwiseCRF, pair_index, pseudo_loglik_and_grad,
+from mlbench.methods.probabilistic.mlcrf import (PairwiseCRF, label_blocks, pair_index, pseudo_loglik_and_grad,
                                                  pseudo_loglik_hessian_diag)
 from mlbench.methods.transformation.pcc import all_label_vectors
 
@@ -49,6 +49,34 @@ def test_hessian_diagonal_matches_finite_differences_of_the_gradient():
     Xs = sp.csr_matrix(Xd)
     sparse = pseudo_loglik_hessian_diag(theta, Xs, *args[1:], X2=Xs.multiply(Xs).tocsr())
     np.testing.assert_allclose(sparse, dense, rtol=1e-12)
+
+
+def test_label_blocks_give_the_dense_objective_gradient_and_hessian_diagonal():
+    """The edge terms per label over its positive rows equal the dense products over all pairs
+    (dense and sparse X; a label without positives; one with every row positive)."""
+    import scipy.sparse as sp
+
+    L = 6
+    I, J = pair_index(L)
+    Ys = (np.random.RandomState(2).rand(60, L) < 0.25).astype(np.int8)
+    Ys[:, 2], Ys[:, 4] = 0, 1
+    Xd = np.where(np.abs(X[:60]) > 0.4, X[:60], 0.0)
+    theta = np.random.RandomState(3).randn(3 * (L + len(I)) + L + len(I))
+    regs = (np.full(L, 0.5), np.full(len(I), 2.0), 0.7)
+    for Xm in (Xd, sp.csr_matrix(Xd)):
+        blocks = label_blocks(Xm, Ys, I, J)
+        assert len(blocks.blocks) == L - 1                  # label 2 has no positive row
+        args = (Xm, Ys, I, J, *regs)
+        f0, g0 = pseudo_loglik_and_grad(theta, *args)
+        f1, g1 = pseudo_loglik_and_grad(theta, *args, blocks)
+        assert f1 == pytest.approx(f0, rel=1e-13)
+        np.testing.assert_allclose(g1, g0, rtol=1e-12, atol=1e-12)
+        X2 = Xm.multiply(Xm).tocsr() if sp.issparse(Xm) else Xm * Xm
+        np.testing.assert_allclose(pseudo_loglik_hessian_diag(theta, *args, blocks, X2=X2),
+                                   pseudo_loglik_hessian_diag(theta, *args, X2=X2), rtol=1e-12)
+    # dense label sets save nothing: the dense products are used
+    assert label_blocks(Xd, np.ones((60, L), dtype=np.int8), I, J) is None
+    assert label_blocks(Xd, Ys[:, :1], *pair_index(1)) is None
 
 
 def test_exact_inference_and_normalisation():
