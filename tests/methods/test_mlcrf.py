@@ -7,8 +7,8 @@ from mlbench.errors import MlbenchError
 from mlbench.methods import registry
 from mlbench.methods.probabilistic._logistic import DEFAULT_CS
 from mlbench.methods.probabilistic._pairwise_search import potential
-from mlbench.methods.probabilistic.mlcrf import (PairwiseCRF, label_blocks, pair_index, pseudo_loglik_and_grad,
-                                                 pseudo_loglik_hessian_diag)
+from mlbench.methods.probabilistic.mlcrf import (BLOCKS_MIN_LABELS, PairwiseCRF, label_blocks, pair_index,
+                                                 pseudo_loglik_and_grad, pseudo_loglik_hessian_diag)
 from mlbench.methods.transformation.pcc import all_label_vectors
 
 rng = np.random.RandomState(4)
@@ -56,7 +56,7 @@ def test_label_blocks_give_the_dense_objective_gradient_and_hessian_diagonal():
     (dense and sparse X; a label without positives; one with every row positive)."""
     import scipy.sparse as sp
 
-    L = 6
+    L = BLOCKS_MIN_LABELS + 1
     I, J = pair_index(L)
     Ys = (np.random.RandomState(2).rand(60, L) < 0.25).astype(np.int8)
     Ys[:, 2], Ys[:, 4] = 0, 1
@@ -74,9 +74,9 @@ def test_label_blocks_give_the_dense_objective_gradient_and_hessian_diagonal():
         X2 = Xm.multiply(Xm).tocsr() if sp.issparse(Xm) else Xm * Xm
         np.testing.assert_allclose(pseudo_loglik_hessian_diag(theta, *args, blocks, X2=X2),
                                    pseudo_loglik_hessian_diag(theta, *args, X2=X2), rtol=1e-12)
-    # dense label sets save nothing: the dense products are used
+    # dense label sets save nothing, and few labels cost more than they save: dense products
     assert label_blocks(Xd, np.ones((60, L), dtype=np.int8), I, J) is None
-    assert label_blocks(Xd, Ys[:, :1], *pair_index(1)) is None
+    assert label_blocks(Xd, Ys[:, :BLOCKS_MIN_LABELS - 1], *pair_index(BLOCKS_MIN_LABELS - 1)) is None
 
 
 def test_exact_inference_and_normalisation():

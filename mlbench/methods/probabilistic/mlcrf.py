@@ -151,10 +151,17 @@ class LabelBlocks:
         return G, g
 
 
+#: fewest labels for :class:`LabelBlocks`: below, its per-label loop costs more than it saves (a
+#: whole mlcrf fit with it, against the dense products: emotions 0.67x, scene 0.96x at 6 labels;
+#: rcv1subset3 1.16x at 10, yeast 1.74x at 14, enron 2.46x at 53; benchmarks/bench_mlcrf.py)
+BLOCKS_MIN_LABELS = 8
+
+
 def label_blocks(X, Y, I, J):
-    """:class:`LabelBlocks` of (X, Y), or None when it would not save work (dense label sets)."""
+    """:class:`LabelBlocks` of (X, Y), or None where it would not save work: fewer than
+    ``BLOCKS_MIN_LABELS`` labels, or label sets so dense that the blocks are not smaller."""
     L = Y.shape[1]
-    if L < 2 or np.count_nonzero(Y) * (L - 1) >= Y.shape[0] * len(I):
+    if L < BLOCKS_MIN_LABELS or np.count_nonzero(Y) * (L - 1) >= Y.shape[0] * len(I):
         return None
     return LabelBlocks(X, Y, I, J)
 
