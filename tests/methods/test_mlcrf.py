@@ -5,6 +5,7 @@ from scipy.optimize import check_grad
 
 from mlbench.errors import MlbenchError
 from mlbench.methods import registry
+from mlbench.methods.probabilistic import mlcrf
 from mlbench.methods.probabilistic._logistic import DEFAULT_CS
 from mlbench.methods.probabilistic._pairwise_search import potential
 from mlbench.methods.probabilistic.mlcrf import (BLOCKS_MIN_LABELS, PairwiseCRF, label_blocks, pair_index,
@@ -51,7 +52,7 @@ def test_hessian_diagonal_matches_finite_differences_of_the_gradient():
     np.testing.assert_allclose(sparse, dense, rtol=1e-12)
 
 
-def test_label_blocks_give_the_dense_objective_gradient_and_hessian_diagonal():
+def test_label_blocks_give_the_dense_objective_gradient_and_hessian_diagonal(monkeypatch):
     """The edge terms per label over its positive rows equal the dense products over all pairs
     (dense and sparse X; a label without positives; one with every row positive)."""
     import scipy.sparse as sp
@@ -63,8 +64,10 @@ def test_label_blocks_give_the_dense_objective_gradient_and_hessian_diagonal():
     Xd = np.where(np.abs(X[:60]) > 0.4, X[:60], 0.0)
     theta = np.random.RandomState(3).randn(3 * (L + len(I)) + L + len(I))
     regs = (np.full(L, 0.5), np.full(len(I), 2.0), 0.7)
-    for Xm in (Xd, sp.csr_matrix(Xd)):
+    for Xm, budget in ((Xd, mlcrf.GATHER_BUDGET), (Xd, 0), (sp.csr_matrix(Xd), 0)):
+        monkeypatch.setattr(mlcrf, "GATHER_BUDGET", budget)   # 0: dense rows gathered at each use
         blocks = label_blocks(Xm, Ys, I, J)
+        assert all((Xj is None) == (budget == 0 and not sp.issparse(Xm)) for *_, Xj in blocks.blocks)
         assert len(blocks.blocks) == L - 1                  # label 2 has no positive row
         args = (Xm, Ys, I, J, *regs)
         f0, g0 = pseudo_loglik_and_grad(theta, *args)

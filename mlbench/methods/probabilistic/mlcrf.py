@@ -108,6 +108,10 @@ def unpack(theta, L, m):
     return Wt, b, Ut, c
 
 
+#: bytes of gathered dense rows that :class:`LabelBlocks` keeps between uses
+GATHER_BUDGET = 256 * 2**20
+
+
 class LabelBlocks:
     """The rows of X gathered per label, for edge terms computed from the labels that are on.
 
@@ -116,25 +120,33 @@ class LabelBlocks:
     pairs, X @ U (n x m x P) and X.T @ dE, can be taken per label j over its positive rows N_j
     instead: X[N_j] @ U[:, pairs of j] and X[N_j].T @ A[N_j], m (L - 1) sum_j |N_j| in all, a
     fraction 2 card / (L - 1) of the dense products (card = mean labels per row; enron 0.13).
-    Exact: the same sums in another order.  :func:`label_blocks` returns None where that fraction
-    is not below 1, and the dense products are used.
+    Exact: the same sums in another order.  :func:`label_blocks` decides where it pays.
+
+    The gathered rows X[N_j] (card times X's size in all) are kept while they fit in
+    ``GATHER_BUDGET`` bytes; beyond, dense rows are gathered again at each use (an extra 1 / L of
+    the product's work) and sparse rows are kept anyway (they are the size of X's nonzeros times card).
     """
 
     def __init__(self, X, Y, I, J):
         L = Y.shape[1]
         pair = np.zeros((L, L), dtype=np.intp)
         pair[I, J] = pair[J, I] = np.arange(len(I))
-        self.n_features, self.n_pairs = X.shape[1], len(I)
-        self.blocks = []   # (rows with y_j = 1, the other labels i, their pairs (i, j), X[rows])
+        self.X, self.n_features, self.n_pairs = X, X.shape[1], len(I)
+        keep = sp.issparse(X) or np.count_nonzero(Y) * X.shape[1] * X.itemsize <= GATHER_BUDGET
+        self.blocks = []   # (rows with y_j = 1, the other labels i, their pairs (i, j), X[rows] or None)
         for j in range(L):
             rows = np.flatnonzero(Y[:, j])
             if rows.size:
                 others = np.delete(np.arange(L), j)
-                self.blocks.append((rows, others, pair[j, others], X[rows]))
+                self.blocks.append((rows, others, pair[j, others], X[rows] if keep else None))
+
+    def _each(self):
+        for rows, others, pairs, Xj in self.blocks:
+            yield rows, others, pairs, self.X[rows] if Xj is None else Xj
 
     def edge_logits(self, logit, Ut, c):
         """Add every pair's edge input to the conditional logits, in place."""
-        for rows, others, pairs, Xj in self.blocks:
+        for rows, others, pairs, Xj in self._each():
             logit[np.ix_(rows, others)] += np.asarray(Xj @ Ut[:, pairs]) + c[pairs]
 
     def edge_products(self, A, square=False):
@@ -142,7 +154,7 @@ class LabelBlocks:
         (x_n squared elementwise if ``square``)."""
         G = np.zeros((self.n_features, self.n_pairs))
         g = np.zeros(self.n_pairs)
-        for rows, others, pairs, Xj in self.blocks:
+        for rows, others, pairs, Xj in self._each():
             if square:
                 Xj = Xj.multiply(Xj).tocsr() if sp.issparse(Xj) else Xj * Xj
             Aj = A[np.ix_(rows, others)]
