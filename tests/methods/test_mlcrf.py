@@ -8,7 +8,7 @@ from mlbench.methods import registry
 from mlbench.methods.probabilistic import mlcrf
 from mlbench.methods.probabilistic._logistic import DEFAULT_CS
 from mlbench.methods.probabilistic._pairwise_search import potential
-from mlbench.methods.probabilistic.mlcrf import (BLOCKS_MIN_LABELS, PairwiseCRF, label_blocks, pair_index,
+from mlbench.methods.probabilistic.mlcrf import (BLOCKS_MAX_FRACTION, PairwiseCRF, label_blocks, pair_index,
                                                  pseudo_loglik_and_grad, pseudo_loglik_hessian_diag)
 from mlbench.methods.transformation.pcc import all_label_vectors
 
@@ -57,10 +57,10 @@ def test_label_blocks_give_the_dense_objective_gradient_and_hessian_diagonal(mon
     (dense and sparse X; a label without positives; one with every row positive)."""
     import scipy.sparse as sp
 
-    L = BLOCKS_MIN_LABELS + 1
+    L = 12
     I, J = pair_index(L)
-    Ys = (np.random.RandomState(2).rand(60, L) < 0.25).astype(np.int8)
-    Ys[:, 2], Ys[:, 4] = 0, 1
+    Ys = (np.random.RandomState(2).rand(60, L) < 0.05).astype(np.int8)
+    Ys[:, 2], Ys[:, 4] = 0, 1          # 2 card / L = 0.24
     Xd = np.where(np.abs(X[:60]) > 0.4, X[:60], 0.0)
     theta = np.random.RandomState(3).randn(3 * (L + len(I)) + L + len(I))
     regs = (np.full(L, 0.5), np.full(len(I), 2.0), 0.7)
@@ -77,9 +77,16 @@ def test_label_blocks_give_the_dense_objective_gradient_and_hessian_diagonal(mon
         X2 = Xm.multiply(Xm).tocsr() if sp.issparse(Xm) else Xm * Xm
         np.testing.assert_allclose(pseudo_loglik_hessian_diag(theta, *args, blocks, X2=X2),
                                    pseudo_loglik_hessian_diag(theta, *args, X2=X2), rtol=1e-12)
-    # dense label sets save nothing, and few labels cost more than they save: dense products
-    assert label_blocks(Xd, np.ones((60, L), dtype=np.int8), I, J) is None
-    assert label_blocks(Xd, Ys[:, :BLOCKS_MIN_LABELS - 1], *pair_index(BLOCKS_MIN_LABELS - 1)) is None
+    # denser label sets save too little: the dense products are used
+    card = BLOCKS_MAX_FRACTION * L / 2
+    at = np.zeros((60, L), dtype=np.int8)
+    at[:, : int(card)] = 1
+    at[: int(round((card - int(card)) * 60)), int(card)] = 1
+    assert 2 * at.sum(axis=1).mean() / L == pytest.approx(BLOCKS_MAX_FRACTION)
+    assert label_blocks(Xd, at, I, J) is not None
+    one_more = at.copy()
+    one_more[np.flatnonzero(one_more[:, -1] == 0)[0], -1] = 1
+    assert label_blocks(Xd, one_more, I, J) is None
 
 
 def test_exact_inference_and_normalisation():

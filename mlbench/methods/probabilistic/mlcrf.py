@@ -119,7 +119,7 @@ class LabelBlocks:
     y_j = 1, and label j's only in rows with y_i = 1.  So the products over all P = L (L - 1) / 2
     pairs, X @ U (n x m x P) and X.T @ dE, can be taken per label j over its positive rows N_j
     instead: X[N_j] @ U[:, pairs of j] and X[N_j].T @ A[N_j], m (L - 1) sum_j |N_j| in all, a
-    fraction 2 card / (L - 1) of the dense products (card = mean labels per row; enron 0.13).
+    fraction 2 card / L of the dense products (card = mean labels per row; enron 0.13).
     Exact: the same sums in another order.  :func:`label_blocks` decides where it pays.
 
     The gathered rows X[N_j] (card times X's size in all) are kept while they fit in
@@ -163,17 +163,18 @@ class LabelBlocks:
         return G, g
 
 
-#: fewest labels for :class:`LabelBlocks`: below, its per-label loop costs more than it saves (a
-#: whole mlcrf fit with it, against the dense products: emotions 0.67x, scene 0.96x at 6 labels;
-#: rcv1subset3 1.16x at 10, yeast 1.74x at 14, enron 2.46x at 53; benchmarks/bench_mlcrf.py)
-BLOCKS_MIN_LABELS = 8
+#: largest fraction 2 card / L of the dense products at which :class:`LabelBlocks` is used: its
+#: per-label loop has to save more than it costs.  Whole mlcrf fits with it against the dense
+#: products (``benchmarks/bench_mlcrf.py --whole``): enron (0.13) 2.5x and rcv1subset3 (0.24)
+#: 1.16x faster; scene (0.36) 0.96x, yeast (0.61) 0.89x and emotions (0.62) 0.67x.
+BLOCKS_MAX_FRACTION = 0.3
 
 
 def label_blocks(X, Y, I, J):
-    """:class:`LabelBlocks` of (X, Y), or None where it would not save work: fewer than
-    ``BLOCKS_MIN_LABELS`` labels, or label sets so dense that the blocks are not smaller."""
-    L = Y.shape[1]
-    if L < BLOCKS_MIN_LABELS or np.count_nonzero(Y) * (L - 1) >= Y.shape[0] * len(I):
+    """:class:`LabelBlocks` of (X, Y), or None where the blocks would not save enough work (their
+    fraction 2 card / L of the dense products above ``BLOCKS_MAX_FRACTION``)."""
+    n, L = Y.shape
+    if L < 2 or n == 0 or 2 * np.count_nonzero(Y) > BLOCKS_MAX_FRACTION * n * L:
         return None
     return LabelBlocks(X, Y, I, J)
 
