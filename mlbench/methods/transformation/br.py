@@ -79,10 +79,17 @@ def fit_binary(base, base_params, X, y, seed):
 
 
 def cv_chosen_C(estimators):
-    """The C that each fitted base learner chose by internal cross-validation (``lr-cv``), in the
-    estimators' order (``None`` for a label constant in training), or ``None`` if none chose one."""
-    chosen = [float(np.ravel(e.C_)[0]) if hasattr(e, "C_") else None for e in estimators]
-    return chosen if any(c is not None for c in chosen) else None
+    """The C that each fitted base learner chose by internal cross-validation (its ``C_``, as
+    ``lr-cv`` has), in the estimators' order (``None`` for a label constant in training or a
+    learner without a numeric ``C_``), or ``None`` if none chose one."""
+    def chosen(e):
+        try:
+            return float(np.ravel(e.C_)[0])
+        except (AttributeError, TypeError, ValueError, IndexError):
+            return None
+
+    values = [chosen(e) for e in estimators]
+    return values if any(c is not None for c in values) else None
 
 
 def scores_kind(base, base_params=None):
