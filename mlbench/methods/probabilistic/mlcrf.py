@@ -165,7 +165,7 @@ class LabelBlocks:
 
 #: largest fraction 2 card / L of the dense products at which :class:`LabelBlocks` is used: its
 #: per-label loop has to save more than it costs.  Whole mlcrf fits with it against the dense
-#: products (``benchmarks/bench_mlcrf.py --whole``): enron (0.13) 2.5x and rcv1subset3 (0.24)
+#: products (``benchmarks/bench_mlcrf.py --whole``): enron (0.13) 1.87x and rcv1subset3 (0.24)
 #: 1.16x faster; scene (0.36) 0.96x, yeast (0.61) 0.89x and emotions (0.62) 0.67x.
 BLOCKS_MAX_FRACTION = 0.3
 
