@@ -7,12 +7,13 @@ rcv1 subsets; from 1e-4 the rcv1 subsets chose 1e-3, and the conditional log-lik
 up to 15%.)
 
 Convention read from the results rows (every built-in CV-tuned method follows it, and a user's
-method can): the grid is ``Cs`` in the ``params`` column, or ``Cs`` in ``base_params`` for a base
-learner that searches one (``lr-cv``); the choices are ``C`` in the ``extra`` column: one value, a
-list per label, or lists per ensemble member, with ``null`` for a label that chose nothing.  Rows
-without a recorded grid or choice are skipped.
+method can): a hyper-parameter ``name`` chosen by the fit is recorded as ``name`` in the ``extra``
+column (one value, a list per label, or lists per ensemble member, with ``null`` for a label that
+chose nothing), and its grid as ``name + "s"`` in the ``params`` column, or in ``base_params`` for a
+base learner that searches one (``lr-cv``): ``C`` from ``Cs``, HierCost's ``rho`` from ``rhos``.
+Rows without a recorded grid or choice are skipped.
 
-A (method, dataset) pair is named when at least ``share`` of all its choices over all its splits
+A (method, dataset, name) is named when at least ``share`` of all its choices over all its splits
 sit at one end of the grid.
 """
 from __future__ import annotations
@@ -25,10 +26,10 @@ from collections import defaultdict
 EDGE_SHARE = 0.5
 
 
-def _grid(params):
-    grid = params.get("Cs")
+def _grid(params, name):
+    grid = params.get(name + "s")
     if grid is None and isinstance(params.get("base_params"), dict):
-        grid = params["base_params"].get("Cs")
+        grid = params["base_params"].get(name + "s")
     if not isinstance(grid, list) or len(grid) < 2:
         return None
     try:
@@ -60,35 +61,40 @@ def _at(value, end):
 
 
 def grid_edge_counts(frame):
-    """``{(method, dataset): (grid, n_choices, n_at_low, n_at_high)}`` from the ok rows of ``frame``."""
+    """``{(method, dataset, name): (grid, n_choices, n_at_low, n_at_high)}`` from the ok rows of
+    ``frame``."""
     counts = defaultdict(lambda: [None, 0, 0, 0])
     if "params" not in frame.columns or "extra" not in frame.columns:
         return {}
     for method, dataset, params, extra in frame[["method", "dataset", "params", "extra"]].itertuples(index=False):
         params, extra = _json(params), _json(extra)
-        grid = _grid(params) if params else None
-        chosen = _choices(extra.get("C"), []) if grid and extra else []
-        if not chosen:
+        if not params or not extra:
             continue
-        entry = counts[(method, dataset)]
-        entry[0] = grid
-        entry[1] += len(chosen)
-        entry[2] += sum(_at(c, grid[0]) for c in chosen)
-        entry[3] += sum(_at(c, grid[-1]) for c in chosen)
+        for name, value in extra.items():
+            grid = _grid(params, name)
+            chosen = _choices(value, []) if grid else []
+            if not chosen:
+                continue
+            entry = counts[(method, dataset, name)]
+            entry[0] = grid
+            entry[1] += len(chosen)
+            entry[2] += sum(_at(c, grid[0]) for c in chosen)
+            entry[3] += sum(_at(c, grid[-1]) for c in chosen)
     return {k: tuple(v) for k, v in counts.items()}
 
 
 def grid_edge_notes(frame, share=EDGE_SHARE):
-    """One note per method whose CV chose a grid end for at least ``share`` of its choices."""
-    flagged = defaultdict(list)   # (method, end, value) -> [(dataset, fraction)]
-    for (method, dataset), (grid, n, low, high) in sorted(grid_edge_counts(frame).items()):
+    """One note per method and hyper-parameter whose CV chose a grid end for at least ``share`` of
+    its choices on a dataset."""
+    flagged = defaultdict(list)   # (method, name, end, value) -> ["dataset fraction", ...]
+    for (method, dataset, name), (grid, n, low, high) in sorted(grid_edge_counts(frame).items()):
         for end, hits, value in (("smallest", low, grid[0]), ("largest", high, grid[-1])):
             if n and hits / n >= share:
-                flagged[(method, end, value)].append(f"{dataset} {hits / n:.0%}")
+                flagged[(method, name, end, value)].append(f"{dataset} {hits / n:.0%}")
     notes = []
-    for (method, end, value), where in flagged.items():
+    for (method, name, end, value), where in flagged.items():
         beyond = "below" if end == "smallest" else "above"
-        notes.append(f"{method}: internal CV chose the {end} C of its grid ({value:g}) for "
-                     f"{', '.join(where)} of its choices; the best C may lie {beyond} the grid "
-                     f"(widen Cs)")
+        notes.append(f"{method}: internal CV chose the {end} {name} of its grid ({value:g}) for "
+                     f"{', '.join(where)} of its choices; the best {name} may lie {beyond} the grid "
+                     f"(widen {name}s)")
     return notes

@@ -26,10 +26,18 @@ def test_counts_read_every_layout_of_the_choices():
               row("epcc", "d", [[0.01, 0.01], [0.1, 0.01]]),             # per chain, per label
               row("br", "d", [0.01, 1.0], {"base": "lr-cv", "base_params": {"Cs": GRID}}))
     counts = grid_edge_counts(f)
-    assert counts[("crf", "d")] == (GRID, 1, 1, 0)
-    assert counts[("sc", "d")] == (GRID, 3, 1, 1)
-    assert counts[("epcc", "d")] == (GRID, 4, 3, 0)
-    assert counts[("br", "d")] == (GRID, 2, 1, 0)
+    assert counts[("crf", "d", "C")] == (GRID, 1, 1, 0)
+    assert counts[("sc", "d", "C")] == (GRID, 3, 1, 1)
+    assert counts[("epcc", "d", "C")] == (GRID, 4, 3, 0)
+    assert counts[("br", "d", "C")] == (GRID, 2, 1, 0)
+
+
+def test_any_hyper_parameter_with_a_plural_grid_is_read():
+    f = frame(row("hc", "d", None, {"rhos": [0.1, 1.0, 10.0]}))
+    f.loc[0, "extra"] = json.dumps({"rho": 10.0, "lbfgs_iterations": 12})
+    assert grid_edge_counts(f) == {("hc", "d", "rho"): ([0.1, 1.0, 10.0], 1, 0, 1)}
+    assert grid_edge_notes(f) == ["hc: internal CV chose the largest rho of its grid (10) for d 100% of "
+                                  "its choices; the best rho may lie above the grid (widen rhos)"]
 
 
 def test_rows_without_a_grid_or_a_choice_or_with_malformed_json_are_skipped():
@@ -38,8 +46,8 @@ def test_rows_without_a_grid_or_a_choice_or_with_malformed_json_are_skipped():
               row("m", "f", 0.01, {"Cs": ["a", 1]}), row("m", "g", [True, 0.01]))
     f.loc[len(f)] = {**row("m", "h", 0.01), "params": "{not json"}
     f.loc[len(f)] = {**row("m", "i", 0.01), "extra": "[1, 2]"}
-    assert set(grid_edge_counts(f)) == {("m", "g")}   # True is not a C; 0.01 is
-    assert grid_edge_counts(f)[("m", "g")] == (GRID, 1, 1, 0)
+    assert set(grid_edge_counts(f)) == {("m", "g", "C")}   # True is not a C; 0.01 is
+    assert grid_edge_counts(f)[("m", "g", "C")] == (GRID, 1, 1, 0)
     assert grid_edge_counts(pd.DataFrame({"method": ["m"], "dataset": ["d"]})) == {}
 
 
