@@ -36,22 +36,25 @@ def _grid(params, name):
         values = sorted(float(c) for c in grid)
     except (TypeError, ValueError):
         return None
-    return values if all(math.isfinite(v) and v > 0 for v in values) else None
+    return values if all(math.isfinite(v) for v in values) else None
 
 
-def _choices(value, out):
-    if isinstance(value, list):
-        for v in value:
-            _choices(v, out)
-    elif isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-        out.append(float(value))
+def _choices(value):
+    """The finite numbers in ``value``, a number or nested lists (walked without recursion)."""
+    out, stack = [], [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, list):
+            stack.extend(reversed(v))
+        elif isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
+            out.append(float(v))
     return out
 
 
 def _json(text):
     try:
         value = json.loads(text) if isinstance(text, str) and text else None
-    except ValueError:
+    except (ValueError, RecursionError):   # a hostile file: deeply nested JSON
         return None
     return value if isinstance(value, dict) else None
 
@@ -72,7 +75,7 @@ def grid_edge_counts(frame):
             continue
         for name, value in extra.items():
             grid = _grid(params, name)
-            chosen = _choices(value, []) if grid else []
+            chosen = _choices(value) if grid else []
             if not chosen:
                 continue
             entry = counts[(method, dataset, name)]

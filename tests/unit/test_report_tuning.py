@@ -49,6 +49,12 @@ def test_rows_without_a_grid_or_a_choice_or_with_malformed_json_are_skipped():
     assert set(grid_edge_counts(f)) == {("m", "g", "C")}   # True is not a C; 0.01 is
     assert grid_edge_counts(f)[("m", "g", "C")] == (GRID, 1, 1, 0)
     assert grid_edge_counts(pd.DataFrame({"method": ["m"], "dataset": ["d"]})) == {}
+    # nesting deeper than the interpreter's recursion limit is skipped, not a crash
+    deep = row("m", "j", 0.01)
+    deep["extra"] = '{"C": ' + "[" * 100_000 + "0.01" + "]" * 100_000 + "}"
+    assert grid_edge_counts(frame(deep)) == {}
+    deep["extra"] = '{"C": ' + "[" * 500 + "0.01" + "]" * 500 + "}"     # parseable: counted
+    assert grid_edge_counts(frame(deep)) == {("m", "j", "C"): (GRID, 1, 1, 0)}
 
 
 def test_a_note_names_each_dataset_at_or_above_the_share_and_the_direction():
