@@ -10,7 +10,8 @@ Convention read from the results rows (every built-in CV-tuned method follows it
 method can): a hyper-parameter ``name`` chosen by the fit is recorded as ``name`` in the ``extra``
 column (one value, a list per label, or lists per ensemble member, with ``null`` for a label that
 chose nothing), and its grid as ``name + "s"`` in the ``params`` column, or in ``base_params`` for a
-base learner that searches one (``lr-cv``): ``C`` from ``Cs``, HierCost's ``rho`` from ``rhos``.
+base learner that searches one (``lr-cv``): ``C`` from ``Cs`` (or ``cs``, HRLR's), HierCost's
+``rho`` from ``rhos``.
 Rows without a recorded grid or choice are skipped.
 
 A (method, dataset, name) is named when at least ``share`` of all its choices over all its splits
@@ -27,9 +28,10 @@ EDGE_SHARE = 0.5
 
 
 def _grid(params, name):
-    grid = params.get(name + "s")
-    if grid is None and isinstance(params.get("base_params"), dict):
-        grid = params["base_params"].get(name + "s")
+    grid = None
+    for where in (params, params.get("base_params")):
+        if grid is None and isinstance(where, dict):
+            grid = where.get(name + "s", where.get(name.lower() + "s"))
     if not isinstance(grid, list) or len(grid) < 2:
         return None
     try:

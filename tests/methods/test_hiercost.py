@@ -174,6 +174,14 @@ def test_hrlr_block_coordinate_descent_reaches_optimality():
     assert np.abs(G).max() < 1e-3 and np.abs(R.sum(axis=0)).max() < 1e-3
 
 
+def test_hrlr_records_the_chosen_c_of_its_grid():
+    X, Y = toy()
+    cs = (0.01, 1.0, 100.0)
+    est = RecursiveRegularizedLR(cs=cs, max_iter=200, random_state=0).fit(X, Y, hierarchy=HL)
+    assert est.fit_info_["C"] == pytest.approx(1.0 / est.rho_)
+    assert min(abs(est.fit_info_["C"] - c) / c for c in cs) < 1e-12
+
+
 def test_bad_parameters():
     X, Y = toy()
     with pytest.raises(ValueError, match="cost"):

@@ -40,6 +40,12 @@ def test_any_hyper_parameter_with_a_plural_grid_is_read():
                                   "its choices; the best rho may lie above the grid (widen rhos)"]
 
 
+def test_a_lower_case_grid_name_is_read_too():
+    # HRLR records its chosen C against the grid ``cs``
+    f = frame(row("hrlr", "d", 0.01, {"cs": [0.01, 0.1, 1.0]}))
+    assert grid_edge_counts(f) == {("hrlr", "d", "C"): ([0.01, 0.1, 1.0], 1, 1, 0)}
+
+
 def test_rows_without_a_grid_or_a_choice_or_with_malformed_json_are_skipped():
     f = frame(row("br", "d", [0.01], {"base": "lr-cv", "base_params": None}),   # grid not recorded
               row("m", "d", None), row("m", "e", 0.01, {"Cs": [0.01]}),        # no choice; 1-point grid

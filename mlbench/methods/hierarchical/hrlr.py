@@ -46,6 +46,11 @@ class RecursiveRegularizedLR(HierarchicalClassifier):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
+    def fit(self, X, Y, validation=None, hierarchy=None):
+        super().fit(X, Y, validation=validation, hierarchy=hierarchy)
+        self.fit_info_["C"] = 1.0 / self.rho_   # the chosen point of ``cs`` (the report's grid-end note)
+        return self
+
     def _rho_grid(self):
         cs = np.atleast_1d(np.asarray(self.cs, dtype=np.float64))
         if np.any(cs <= 0):
