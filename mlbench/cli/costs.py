@@ -9,7 +9,8 @@ import click
 @click.option("--out", "-o", type=click.Path(dir_okay=False), default=None,
               help="Write the Markdown here [default: print it].")
 def command(results, out):
-    """Median seconds per cell and peak memory, per method and dataset, from results CSVs.
+    """Median CPU seconds per cell (wall seconds where a row has none) and peak memory, per
+    method and dataset, from results CSVs.
 
     Without RESULTS: every results/papers/*.csv of this checkout.
 

@@ -50,8 +50,8 @@ from mlbench.seeds import derive_seed
 
 #: fixed columns of the results CSV, in order (metric columns follow)
 COLUMNS = ("dataset", "method", "protocol", "split", "repeat", "fold", "seed", "status", "error",
-           "fit_seconds", "predict_seconds", "peak_memory_mb", "n_train", "n_test", "n_features",
-           "n_labels", "params", "extra", "mlbench_version", "dataset_sha256")
+           "fit_seconds", "predict_seconds", "cpu_seconds", "peak_memory_mb", "n_train", "n_test",
+           "n_features", "n_labels", "params", "extra", "mlbench_version", "dataset_sha256")
 STATUSES = ("ok", "error", "timeout", "lost", "memory")
 
 
@@ -278,7 +278,7 @@ def _run(spec, dataset, row, extra):
     row.update(n_train=pipe.train_.n_instances, n_test=test.n_instances,
                n_features=test.n_features, n_labels=test.n_labels)
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     try:
         est.fit(*fit_args, **fit_kw)
     except (TypeError, ValueError):
@@ -289,12 +289,13 @@ def _run(spec, dataset, row, extra):
         fit_args = tuple(_dense(a) if sp.issparse(a) else a for a in fit_args)
         test = dataclasses.replace(test, X=_dense(test.X))
         extra["densified"] = "the method refused sparse X; it was given a dense copy"
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         est.fit(*fit_args, **fit_kw)
     row["fit_seconds"] = round(time.perf_counter() - t0, 6)
+    cpu = time.process_time() - c0
 
     measures = [get_measure(m) for m in spec.metrics]
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     pred = np.asarray(_dense(est.predict(test.X))).reshape(test.Y.shape).astype(np.int8)
     scores = _scores(est, test.X)
     joint = None
@@ -303,6 +304,10 @@ def _run(spec, dataset, row, extra):
     # a method holding one model per measure (MLDF's ``mldf``) gives each measure its own outputs
     own = est.measure_outputs(test.X) if hasattr(est, "measure_outputs") else {}
     row["predict_seconds"] = round(time.perf_counter() - t0, 6)
+    # CPU seconds of fit and predict, every thread of the cell's process counted; not recorded
+    # when the cell was given spare cores (n_jobs), which joblib may spend in worker processes
+    if "n_jobs" not in extra:
+        row["cpu_seconds"] = round(cpu + time.process_time() - c0, 6)
 
     inputs = {"predictions": pred, "scores": scores, "joint": joint, "hierarchy": pred}
     problems = {}

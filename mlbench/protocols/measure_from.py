@@ -84,7 +84,7 @@ def combine(frame, name, mapping, metrics=()):
     for metric, source in mapping.items():
         src = parts[parts["method"] == source].drop_duplicates(key).set_index(key)
         out[metric] = src[metric].reindex(out.index) if metric in src else np.nan
-    for col in ("fit_seconds", "predict_seconds"):
+    for col in ("fit_seconds", "predict_seconds", "cpu_seconds"):
         if col in parts:
             out[col] = parts.groupby(key)[col].sum(min_count=1).reindex(out.index)
     extras = {}

@@ -119,7 +119,8 @@ def _overview(results):
 def _costs(results):
     e = html.escape
     frame = results.frame
-    cols = [c for c in ("fit_seconds", "predict_seconds", "peak_memory_mb") if c in frame.columns]
+    cols = [c for c in ("fit_seconds", "predict_seconds", "cpu_seconds", "peak_memory_mb")
+            if c in frame.columns]
     if not cols:
         return "<p>No timing columns in the results.</p>"
     g = frame.groupby("method")[cols].mean().reindex(results.methods)

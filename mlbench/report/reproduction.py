@@ -13,13 +13,11 @@ import pandas as pd
 
 from mlbench.errors import ConfigError
 from mlbench.metrics import get_measure
+from mlbench.report.results import FIXED_COLUMNS
 from mlbench.stats.friedman import rank_scores
 from mlbench.stats.ttests import paired_ttest
 
 ALPHA = 0.05
-META = ("dataset", "method", "protocol", "split", "repeat", "fold", "seed", "status", "error",
-        "fit_seconds", "predict_seconds", "peak_memory_mb", "n_train", "n_test", "n_features",
-        "n_labels", "params", "extra", "mlbench_version", "dataset_sha256")
 PAPER_KEYS = ("title", "csv", "run", "report")
 CLAIM_KEYS = ("text", "test", "method", "metrics")
 TESTS = ("rank_first", "best_on_each", "never_worse", "better_than")
@@ -185,7 +183,7 @@ def _paper(name, spec, root):
         df = df[df.method.isin(spec["methods"])]
     if df.empty:
         raise ConfigError(f"paper {name}: no ok row of {spec['csv']} matches its protocol/methods")
-    metrics = [c for c in df.columns if c not in META and df[c].notna().any()]
+    metrics = [c for c in df.columns if c not in FIXED_COLUMNS and df[c].notna().any()]
     splits = sorted(df.split.unique())
     out = [f"## {name}: {spec['title']}", "",
            f"- results: `{spec['csv']}` ({len(df)} ok cells)",

@@ -21,11 +21,10 @@ import numpy as np
 import pandas as pd
 
 from mlbench.errors import ConfigError, DataError
+from mlbench.experiment.cell import COLUMNS
 
-#: the fixed (non-metric) columns of a results CSV
-FIXED_COLUMNS = ("dataset", "method", "protocol", "split", "repeat", "fold", "seed", "status", "error",
-                 "fit_seconds", "predict_seconds", "peak_memory_mb", "n_train", "n_test", "n_features",
-                 "n_labels", "params", "extra", "mlbench_version", "dataset_sha256")
+#: the fixed (non-metric) columns of a results CSV: the runner's
+FIXED_COLUMNS = COLUMNS
 REQUIRED = ("dataset", "method", "split")
 KEY = ("protocol", "dataset", "method", "split")
 
@@ -36,7 +35,7 @@ FALLBACK_DIRECTIONS = {
     "lca_f1": True, "zero_one_loss": False, "log_loss": False,
     # the runner's timing columns: never a default metric (FIXED_COLUMNS), but --metric fit_seconds
     # tabulates training times (and tests them) like any lower-is-better measure
-    "fit_seconds": False, "predict_seconds": False, "peak_memory_mb": False,
+    "fit_seconds": False, "predict_seconds": False, "cpu_seconds": False, "peak_memory_mb": False,
 }
 
 

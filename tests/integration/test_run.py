@@ -60,6 +60,18 @@ class NoisyMean(MultiLabelClassifier):
         return np.clip(self.freq_ + 0.3 * np.sign(X[:, :1]), 0, 1)
 
 
+class Busy(NoisyMean):
+    """Spends ``sleep`` seconds of CPU time in fit, where NoisyMean spends them asleep."""
+
+    def fit(self, X, Y, validation=None):
+        X, Y = self._validate_fit(X, Y)
+        start = time.process_time()
+        while time.process_time() - start < self.sleep:
+            pass
+        self.freq_ = Y.mean(axis=0)
+        return self
+
+
 class Broken(NoisyMean):
     def fit(self, X, Y, validation=None):
         raise RuntimeError("this method always fails\nsecond line")
@@ -107,6 +119,34 @@ def test_run_writes_one_row_per_cell_and_resume_skips(toys, tmp_path):
     # the splits were saved beside the results and name the rows' splits
     splits, meta = load_splits(tmp_path / "r.csv.splits" / "t-toy-seed0.npz")
     assert [s.id for s in splits] == sorted(set(df.split)) and meta["dataset_sha256"] == "toysha"
+
+
+def test_rows_record_cpu_seconds_apart_from_wall_seconds(toys, tmp_path):
+    registry.register("toy-busy", Busy, family="test", paper="platform", params={"sleep": 0.3})
+    registry.register("toy-sleepy", NoisyMean, family="test", paper="platform", params={"sleep": 0.3})
+    try:
+        p = protocol(split={"scheme": "holdout", "repeats": 1})
+        for jobs in (1, 2):
+            out = tmp_path / f"r{jobs}.csv"
+            run_experiment(p, methods=["toy-busy", "toy-sleepy"], out=out, loader=loader, jobs=jobs)
+            df = read(out).set_index("method")
+            assert df.loc["toy-busy", "cpu_seconds"] >= 0.3
+            assert df.loc["toy-sleepy", "fit_seconds"] >= 0.3
+            assert df.loc["toy-sleepy", "cpu_seconds"] < df.loc["toy-sleepy", "fit_seconds"] - 0.2
+    finally:
+        for name in ("toy-busy", "toy-sleepy"):
+            registry._REGISTRY.pop(name, None)
+
+
+def test_a_file_from_before_cpu_seconds_gains_the_column_and_keeps_its_rows(toys, tmp_path):
+    out = tmp_path / "r.csv"
+    run_experiment(protocol(), out=out, loader=loader)
+    read(out).drop(columns=["cpu_seconds"]).to_csv(out, index=False)   # an older file
+    rep = run_experiment(protocol(datasets=["toy", "toy2"]), out=out, loader=loader)
+    df = read(out)
+    assert rep.ran == 3 and len(df) == 6
+    assert df[df.dataset == "toy"].cpu_seconds.isna().all()
+    assert df[df.dataset == "toy2"].cpu_seconds.notna().all()
 
 
 def test_same_seed_same_numbers_whatever_jobs_and_order(toys, tmp_path):

@@ -85,7 +85,29 @@ def test_costs_command_writes_the_table(cli, tmp_path):
         .to_csv(src, index=False)
     out = tmp_path / "COSTS.md"
     code, _, err = cli(["costs", src, "-o", out])
-    assert code == 0 and "| a | 2.0 s / 12 MB |" in out.read_text()
+    assert code == 0 and "| a | ~2.0 s / 12 MB |" in out.read_text()   # wall seconds: marked
+
+
+def test_cpu_seconds_decide_where_recorded_and_wall_seconds_stand_in_elsewhere():
+    from mlbench.experiment.costs import costs_markdown
+
+    rows = frame([["a", "ok", 2.0, 0.5, 10, 2, 2], ["a", "ok", 4.0, 0.5, 10, 2, 2],
+                  ["b", "ok", 3.0, 0.0, 10, 2, 2], ["c", "ok", 3.0, 0.0, 10, 2, 2],
+                  ["c", "ok", 5.0, 0.0, 10, 2, 2]])
+    rows["cpu_seconds"] = [1.0, 2.0, np.nan, 0.5, np.nan]      # b: an older row; c: mixed
+    rows = rows.assign(dataset=["d1", "d1", "d1", "d2", "d2"], protocol="p", peak_memory_mb=8.0)
+    m = CostModel(rows)
+    assert m.seconds("a", 10, 2, 2, dataset="d1", protocol="p") == 1.5
+    assert m.seconds("b", 10, 2, 2, dataset="d1", protocol="p") == 3.0
+    assert m.seconds("c", 10, 2, 2, dataset="d2", protocol="p") == 2.75
+    import tempfile, os
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "r.csv")
+        rows.to_csv(path, index=False)
+        text = costs_markdown([path])
+    assert "| a | 1.5 s / 8 MB | — |" in text
+    assert "| b | ~3.0 s / 8 MB | — |" in text
+    assert "| c | — | ~2.8 s / 8 MB |" in text
 
 
 def test_an_unseen_method_id_is_predicted_as_its_registered_method():
