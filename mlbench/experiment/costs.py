@@ -2,8 +2,9 @@
 
 A cell's cost is its recorded ``cpu_seconds`` (CPU seconds of fit and predict in the cell's own
 single-threaded process), or ``fit_seconds + predict_seconds`` (wall seconds) for rows from before
-mlbench recorded CPU time: wall seconds include whatever else ran on the machine.  :class:`CostModel` predicts it for a method on a
-dataset of shape (rows, features, labels) from the ``ok`` rows of earlier results files:
+mlbench recorded CPU time: wall seconds include whatever else ran on the machine.
+:class:`CostModel` predicts it for a method on a dataset of shape (rows, features, labels) from
+the ``ok`` rows of earlier results files:
 
 1. the median of the rows of the same method on the same dataset under the same protocol (the
    cell's other splits: a protocol's preprocessing can change the shape the rows record, e.g.

@@ -88,7 +88,7 @@ def test_costs_command_writes_the_table(cli, tmp_path):
     assert code == 0 and "| a | ~2.0 s / 12 MB |" in out.read_text()   # wall seconds: marked
 
 
-def test_cpu_seconds_decide_where_recorded_and_wall_seconds_stand_in_elsewhere():
+def test_cpu_seconds_decide_where_recorded_and_wall_seconds_stand_in_elsewhere(tmp_path):
     from mlbench.experiment.costs import costs_markdown
 
     rows = frame([["a", "ok", 2.0, 0.5, 10, 2, 2], ["a", "ok", 4.0, 0.5, 10, 2, 2],
@@ -100,11 +100,8 @@ def test_cpu_seconds_decide_where_recorded_and_wall_seconds_stand_in_elsewhere()
     assert m.seconds("a", 10, 2, 2, dataset="d1", protocol="p") == 1.5
     assert m.seconds("b", 10, 2, 2, dataset="d1", protocol="p") == 3.0
     assert m.seconds("c", 10, 2, 2, dataset="d2", protocol="p") == 2.75
-    import tempfile, os
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "r.csv")
-        rows.to_csv(path, index=False)
-        text = costs_markdown([path])
+    rows.to_csv(tmp_path / "r.csv", index=False)
+    text = costs_markdown([tmp_path / "r.csv"])
     assert "| a | 1.5 s / 8 MB | — |" in text
     assert "| b | ~3.0 s / 8 MB | — |" in text
     assert "| c | — | ~2.8 s / 8 MB |" in text
