@@ -9,8 +9,12 @@ measures, the grid holds the method back; if it keeps choosing the end, the end 
     PYTHONPATH=$PWD MLBENCH_MIRROR=../shared/datasets OMP_NUM_THREADS=1 \\
         python benchmarks/grid_edge_diagnostic.py mc iblr rcv1subset3 kfold-r00-f00 --extend 1e3,1e4,1e5,1e6
 
-The grid is the method's ``Cs`` or, for a base learner that searches one (``lr-cv``), its
-``base_params["Cs"]``; ``--extend`` adds values to it.
+The grid is the method's ``Cs`` (``cs``: HRLR's C; ``rhos``: the HierCost family's rho) or, for a
+base learner that searches one (``lr-cv``), its ``base_params["Cs"]``; ``--extend`` adds values to
+it.  The choices are read from the row's ``extra`` (``C`` or ``rho``), as the report's note reads
+them.
+
+    python benchmarks/grid_edge_diagnostic.py hiercost hiercost cellcycle_FUN given-r00 --extend 1e5,1e6
 """
 from __future__ import annotations
 
@@ -27,18 +31,26 @@ from mlbench.methods.base import LR_CV_CS
 from mlbench.protocols import load_protocol
 
 
+#: grid parameter -> the choice its fit records in ``extra``
+GRIDS = {"Cs": "C", "cs": "C", "rhos": "rho"}
+
+
 def _with_grid(params, extra_values):
-    """``params`` with the C grid extended by ``extra_values`` (and the grid used before)."""
+    """``params`` with the grid extended by ``extra_values``; the grid used before; the name of the
+    choice recorded in ``extra``."""
     params = dict(params)
-    if "Cs" in params or params.get("base") != "lr-cv":
-        grid = list(params.get("Cs", LR_CV_CS))
-        params["Cs"] = sorted(set(grid) | set(extra_values))
-    else:
-        base = dict(params.get("base_params") or {})
-        grid = list(base.get("Cs", LR_CV_CS))
-        base["Cs"] = sorted(set(grid) | set(extra_values))
-        params["base_params"] = base
-    return params, grid
+    for name, chosen in GRIDS.items():
+        if name in params:
+            grid = list(params[name])
+            params[name] = sorted(set(grid) | set(extra_values))
+            return params, grid, chosen
+    if params.get("base") != "lr-cv":
+        raise SystemExit("the method has no grid this diagnostic knows (Cs, cs, rhos, lr-cv's Cs)")
+    base = dict(params.get("base_params") or {})
+    grid = list(base.get("Cs", LR_CV_CS))
+    base["Cs"] = sorted(set(grid) | set(extra_values))
+    params["base_params"] = base
+    return params, grid, "C"
 
 
 def _choices(value):
@@ -70,7 +82,7 @@ def main():
     if not splits:
         raise SystemExit(f"{a.split!r} is not a split of {a.dataset} under {protocol.name}")
     cell = build_grid(protocol, [a.dataset], entries, {a.dataset: splits})[0]
-    params, grid = _with_grid(cell.method_params, [float(v) for v in a.extend.split(",")])
+    params, grid, name = _with_grid(cell.method_params, [float(v) for v in a.extend.split(",")])
     wider = dataclasses.replace(cell, method_params=params)
     print(f"{cell.label}: protocol grid {grid}")
     for label, spec in (("protocol grid", cell), ("extended grid", wider)):
@@ -78,9 +90,9 @@ def main():
         if row["status"] != "ok":
             print(f"  {label}: {row['status']} {row['error']}")
             continue
-        chosen = _choices(json.loads(row["extra"]).get("C"))
+        chosen = _choices(json.loads(row["extra"]).get(name))
         measures = "  ".join(f"{m} {row[m]:.4f}" for m in protocol.metrics if isinstance(row.get(m), float))
-        print(f"  {label:13s} C chosen {dict(sorted(chosen.items()))}\n  {'':13s} {measures}")
+        print(f"  {label:13s} {name} chosen {dict(sorted(chosen.items()))}\n  {'':13s} {measures}")
 
 
 if __name__ == "__main__":
