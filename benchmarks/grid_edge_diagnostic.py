@@ -33,6 +33,8 @@ from mlbench.protocols import load_protocol
 
 #: grid parameter -> the choice its fit records in ``extra``
 GRIDS = {"Cs": "C", "cs": "C", "rhos": "rho"}
+#: ``extra`` keys holding the validation criterion per grid value (the HierCost family's)
+VALIDATION = ("validation_micro_f1",)
 
 
 def _with_grid(params, extra_values):
@@ -90,9 +92,14 @@ def main():
         if row["status"] != "ok":
             print(f"  {label}: {row['status']} {row['error']}")
             continue
-        chosen = _choices(json.loads(row["extra"]).get(name))
+        extra = json.loads(row["extra"])
+        chosen = _choices(extra.get(name))
         measures = "  ".join(f"{m} {row[m]:.4f}" for m in protocol.metrics if isinstance(row.get(m), float))
         print(f"  {label:13s} {name} chosen {dict(sorted(chosen.items()))}\n  {'':13s} {measures}")
+        for key in VALIDATION:           # the criterion along the grid, where the fit records it
+            if isinstance(extra.get(key), dict):
+                scores = ", ".join(f"{k}: {v:.4g}" for k, v in extra[key].items())
+                print(f"  {'':13s} {key}: {scores}")
 
 
 if __name__ == "__main__":
