@@ -29,6 +29,7 @@ from mlbench.experiment.cell import run_cell
 from mlbench.experiment.grid import build_grid
 from mlbench.methods.base import LR_CV_CS
 from mlbench.protocols import load_protocol
+from mlbench.report.tuning import choices
 
 
 #: grid parameter -> the choice its fit records in ``extra``
@@ -53,17 +54,6 @@ def _with_grid(params, extra_values):
     base["Cs"] = sorted(set(grid) | set(extra_values))
     params["base_params"] = base
     return params, grid, "C"
-
-
-def _choices(value):
-    out, stack = [], [value]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, list):
-            stack.extend(v)
-        elif isinstance(v, (int, float)):
-            out.append(float(v))
-    return collections.Counter(out)
 
 
 def main():
@@ -93,7 +83,7 @@ def main():
             print(f"  {label}: {row['status']} {row['error']}")
             continue
         extra = json.loads(row["extra"])
-        chosen = _choices(extra.get(name))
+        chosen = collections.Counter(choices(extra.get(name)))
         measures = "  ".join(f"{m} {row[m]:.4f}" for m in protocol.metrics if isinstance(row.get(m), float))
         print(f"  {label:13s} {name} chosen {dict(sorted(chosen.items()))}\n  {'':13s} {measures}")
         for key in VALIDATION:           # the criterion along the grid, where the fit records it

@@ -41,7 +41,7 @@ def _grid(params, name):
     return values if all(math.isfinite(v) for v in values) else None
 
 
-def _choices(value):
+def choices(value):
     """The finite numbers in ``value``, a number or nested lists (walked without recursion)."""
     out, stack = [], [value]
     while stack:
@@ -77,7 +77,7 @@ def grid_edge_counts(frame):
             continue
         for name, value in extra.items():
             grid = _grid(params, name)
-            chosen = _choices(value) if grid else []
+            chosen = choices(value) if grid else []
             if not chosen:
                 continue
             entry = counts[(method, dataset, name)]
