@@ -45,13 +45,10 @@ import scipy.sparse as sp
 import mlbench
 from mlbench.data.preprocess import Pipeline, take_rows
 from mlbench.data.splits import get_split
+from mlbench.experiment.columns import COLUMNS
 from mlbench.methods.base import recorded_base_params
 from mlbench.seeds import derive_seed
 
-#: fixed columns of the results CSV, in order (metric columns follow)
-COLUMNS = ("dataset", "method", "protocol", "split", "repeat", "fold", "seed", "status", "error",
-           "fit_seconds", "predict_seconds", "cpu_seconds", "peak_memory_mb", "n_train", "n_test",
-           "n_features", "n_labels", "params", "extra", "mlbench_version", "dataset_sha256")
 STATUSES = ("ok", "error", "timeout", "lost", "memory")
 
 

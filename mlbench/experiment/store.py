@@ -30,7 +30,7 @@ import math
 import os
 
 from mlbench.errors import ConfigError
-from mlbench.experiment.cell import COLUMNS
+from mlbench.experiment.columns import COLUMNS
 from mlbench.experiment.grid import key_of
 
 _LOCK_FDS: set[int] = set()

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from mlbench.errors import ConfigError, DataError
-from mlbench.experiment.cell import COLUMNS
+from mlbench.experiment.columns import COLUMNS
 
 #: the fixed (non-metric) columns of a results CSV: the runner's
 FIXED_COLUMNS = COLUMNS

@@ -123,7 +123,7 @@ def test_run_writes_one_row_per_cell_and_resume_skips(toys, tmp_path):
 
 def test_rows_record_cpu_seconds_apart_from_wall_seconds(toys, tmp_path):
     registry.register("toy-busy", Busy, family="test", paper="platform", params={"sleep": 0.3})
-    registry.register("toy-sleepy", NoisyMean, family="test", paper="platform", params={"sleep": 0.3})
+    registry.register("toy-sleepy", NoisyMean, family="test", paper="platform", params={"sleep": 1.0})
     try:
         p = protocol(split={"scheme": "holdout", "repeats": 1})
         for jobs in (1, 2):
@@ -131,8 +131,9 @@ def test_rows_record_cpu_seconds_apart_from_wall_seconds(toys, tmp_path):
             run_experiment(p, methods=["toy-busy", "toy-sleepy"], out=out, loader=loader, jobs=jobs)
             df = read(out).set_index("method")
             assert df.loc["toy-busy", "cpu_seconds"] >= 0.3
-            assert df.loc["toy-sleepy", "fit_seconds"] >= 0.3
-            assert df.loc["toy-sleepy", "cpu_seconds"] < df.loc["toy-sleepy", "fit_seconds"] - 0.2
+            assert df.loc["toy-sleepy", "fit_seconds"] >= 1.0
+            # the first fit of a process also pays lazy imports (measured 0.18 s of CPU)
+            assert df.loc["toy-sleepy", "cpu_seconds"] < df.loc["toy-sleepy", "fit_seconds"] - 0.5
     finally:
         for name in ("toy-busy", "toy-sleepy"):
             registry._REGISTRY.pop(name, None)
