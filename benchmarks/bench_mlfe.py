@@ -16,9 +16,11 @@ the lasso's optimality conditions (``|z_j . r_i| <= lam_i``, ``= lam_i`` on the 
 relative): the 500-step cap stops rows short of ``lam_i`` without a warning.
 
 ``--msvr``: step 3 instead, on the first ``--rows`` rows (default 2000), over the protocol's whole
-tuning grid as MLFE runs it: :func:`msvr` (one product with the dense ``(K + I / beta1)^-1`` per
-step; the inverses by Cholesky, included) against the previous form below (B kept in K's
-eigenbasis, two products with Q per step; the eigendecomposition included): CPU seconds, steps,
+tuning grid as MLFE runs it: :func:`msvr` (two triangular solves with the Cholesky factor of
+``K + I / beta1`` per step; the factors included) against the two forms before it: ``inverse``, one
+product with the dense ``(K + I / beta1)^-1`` per step (the inverses by Cholesky and ``potri``,
+included), and ``eigen``, B kept in K's eigenbasis, two products with Q per step (the
+eigendecomposition included).  Printed: CPU seconds, ratios, steps, and against each earlier form
 the largest relative difference of the objectives and how many outputs change sign over the 60
 solutions.
 """
@@ -42,7 +44,7 @@ from mlbench.methods.embedding.mlfe import (LAMBDA_RATIO, _lasso_cd, lasso_kkt_v
 
 def _msvr_before(K, U, beta1, beta2, beta3, eps=1e-3, tol=1e-5, max_iter=500, start=None,
                  eig=None):
-    """msvr as it was before the dense inverse (the reference of ``--msvr``): B kept in K's
+    """msvr as it was before the dense inverse (the eigenbasis reference of ``--msvr``): B kept in K's
     eigenbasis, two products with Q per step."""
     m, q = U.shape
     lam, Q = eig
@@ -87,43 +89,66 @@ def _msvr_before(K, U, beta1, beta2, beta3, eps=1e-3, tol=1e-5, max_iter=500, st
     return Q @ Bt, b, n_iter
 
 
+def _inverse(part, beta1, cache):
+    """The dense ``(K + I / beta1)^-1`` as MLFE formed it before the Cholesky solves (``potrf`` +
+    ``potri``), kept per beta1 like the factors."""
+    if beta1 not in cache:
+        A = part.K.copy()
+        A[np.diag_indices(len(A))] += 1.0 / beta1
+        c, info = la.lapack.dpotrf(A, lower=True, overwrite_a=True)
+        c, info = la.lapack.dpotri(c, lower=True, overwrite_c=True)
+        lower = np.tril(c)
+        cache[beta1] = lower + np.tril(lower, -1).T
+    return cache[beta1]
+
+
 def bench_msvr(name, n_rows):
     """The protocol's whole tuning grid (60 triples, beta1 fastest, each solve warm-started from
-    the previous one, as MLFE.fit runs it) on one part: now (the dense inverses' Cholesky
-    included) against before (K's eigendecomposition included)."""
+    the previous one, as MLFE.fit runs it) on one part: now (the Cholesky factors included)
+    against the dense inverses (their computation included) and K's eigenbasis (the
+    eigendecomposition included)."""
     ds = load_dataset(name)
-    X = sp.csr_matrix(ds.X, dtype=float)[:n_rows].toarray()
+    X = sp.csr_matrix(ds.X, dtype=float)[:n_rows]
     Y = ds.Y[:n_rows]
     Y = np.asarray(Y.toarray() if sp.issparse(Y) else Y, dtype=float)
-    mu, sd = X.mean(axis=0), X.std(axis=0)
+    Xd = X.toarray()
+    mu, sd = Xd.mean(axis=0), Xd.std(axis=0)
     sd[sd == 0] = 1.0
-    part = mlfe._Part((X - mu) / sd, 2.0 * Y - 1, 1.0, 2.0)
+    part = mlfe._Part(X, 2.0 * Y - 1, 1.0, 2.0, mu, sd)  # as MLFE.fit builds it (sparse step 1)
     grid = mlfe.MLFE()._check_params()
     distinct = len({g[0] for g in grid})
 
-    def run(now):
-        out, start = [], None
-        eig = None if now else la.eigh(part.K)
+    def run(form):
+        out, start, inverses = [], None, {}
+        eig = la.eigh(part.K) if form == "eigen" else None
         for betas in grid:
-            if now:
+            if form == "now":
                 B, b, n = part.msvr(betas, distinct, start=start)
+            elif form == "inverse":
+                H = _inverse(part, betas[0], inverses)
+                B, b, n = mlfe._mm_steps(part.K, part.U, *betas, 1e-3, 1e-5, 500, start,
+                                         lambda R: H @ R)
             else:
                 B, b, n = _msvr_before(part.K, part.U, *betas, start=start, eig=eig)
             start = (B, b)
             out.append((B, b, n))
         return out
 
-    new, t1 = cpu(lambda: run(True))
-    old, t0 = cpu(lambda: run(False))
-    diff, flips = 0.0, 0
-    for betas, (B0, b0, _), (B1, b1, _) in zip(grid, old, new):
-        v0 = mlfe.msvr_objective(part.K, part.U, B0, b0, *betas, 1e-3)[0]
-        v1 = mlfe.msvr_objective(part.K, part.U, B1, b1, *betas, 1e-3)[0]
-        diff = max(diff, abs(v1 - v0) / abs(v0))
-        flips += int((np.sign(part.K @ B0 + b0) != np.sign(part.K @ B1 + b1)).sum())
-    n1, n0 = sum(n for _, _, n in new), sum(n for _, _, n in old)
-    print(f"{name:12s} {len(X):6d} x {Y.shape[1]:4d} {len(grid):7d} {t1:8.1f} {t0:8.1f} "
-          f"{t0 / t1:6.2f}x {n1:6d} {n0:6d} {diff:9.1e} {flips:6d}", flush=True)
+    results = {form: cpu(lambda: run(form)) for form in ("now", "inverse", "eigen")}
+    new, t_now = results["now"]
+    cells = [f"{name:12s} {X.shape[0]:6d} x {Y.shape[1]:4d} {len(grid):7d} {t_now:7.1f}"]
+    for form in ("inverse", "eigen"):
+        old, t_old = results[form]
+        diff, flips = 0.0, 0
+        for betas, (B0, b0, _), (B1, b1, _) in zip(grid, old, new):
+            v0 = mlfe.msvr_objective(part.K, part.U, B0, b0, *betas, 1e-3)[0]
+            v1 = mlfe.msvr_objective(part.K, part.U, B1, b1, *betas, 1e-3)[0]
+            diff = max(diff, abs(v1 - v0) / abs(v0))
+            flips += int((np.sign(part.K @ B0 + b0) != np.sign(part.K @ B1 + b1)).sum())
+        steps = sum(n for _, _, n in old)
+        cells.append(f"{t_old:7.1f} {t_old / t_now:6.2f}x {steps:6d} {diff:9.1e} {flips:5d}")
+    steps = sum(n for _, _, n in new)
+    print(" ".join(cells) + f" {steps:6d}", flush=True)
 
 
 def _sklearn_rows(Z, lams, rows, cap, fallback):
@@ -181,8 +206,10 @@ def main():
     ap.add_argument("--msvr", action="store_true", help="time step 3 instead of step 1")
     args = ap.parse_args()
     if args.msvr:
-        print(f"{'dataset':12s} {'rows x labels':>13s} {'triples':>7s} {'now s':>8s} "
-              f"{'before':>8s} {'ratio':>7s} {'steps':>6s} {'before':>6s} {'obj diff':>9s} {'flips':>6s}")
+        head = " ".join(f"{form + ' s':>7s} {'ratio':>7s} {'steps':>6s} {'obj diff':>9s} {'flips':>5s}"
+                        for form in ("inverse", "eigen"))
+        print(f"{'dataset':12s} {'rows x labels':>13s} {'triples':>7s} {'now s':>7s} {head} "
+              f"{'steps':>6s}")
         for name in filter(None, args.datasets.split(",")):
             bench_msvr(name, args.rows or 2000)
         return

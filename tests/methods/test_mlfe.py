@@ -247,31 +247,37 @@ def test_warm_start_reaches_the_same_model():
     np.testing.assert_allclose(K @ warm[0] + warm[1], K @ cold[0] + cold[1], atol=1e-4)
 
 
-def test_dense_inverse_and_eigenbasis_take_the_same_steps(monkeypatch):
-    # one product with (K + I/beta1)^-1 per step (K B from K H = I - H/beta1) or two through the
-    # eigendecomposition: the same majorise-minimise path, to rounding, over a warm-started grid
+def test_cholesky_and_eigenbasis_take_the_same_steps(monkeypatch):
+    # two triangular solves with the Cholesky factor of K + I/beta1 per step (K B from
+    # K H = I - H/beta1) or two products through the eigendecomposition: the same
+    # majorise-minimise path, to rounding, over a warm-started grid
     part = mlfe._Part(X, 2.0 * Y - 1, 1.0, 2.0)
-    H = part.inverse(3.0, distinct=2)
-    np.testing.assert_allclose(H @ (part.K + np.eye(len(X)) / 3.0), np.eye(len(X)), atol=1e-9)
-    assert part.inverse(3.0) is H  # kept for the next triple with this beta1
-    start_d = start_e = None
+    c = part.cholesky(3.0, distinct=2)
+    lower = np.tril(c)
+    np.testing.assert_allclose(lower @ lower.T, part.K + np.eye(len(X)) / 3.0, atol=1e-12)
+    assert part.cholesky(3.0) is c  # kept for the next triple with this beta1
+    start_c = start_e = None
     for betas in [(1.0, 1.0, 1.0), (3.0, 1.0, 1.0), (1.0, 10.0, 10.0), (3.0, 10.0, 10.0)]:
-        dense = msvr(part.K, part.U, *betas, start=start_d, eig=part.eig,
-                     inverse=part.inverse(betas[0], distinct=2))
+        chol = msvr(part.K, part.U, *betas, start=start_c, eig=part.eig,
+                    cholesky=part.cholesky(betas[0], distinct=2))
         eigen = msvr(part.K, part.U, *betas, start=start_e, eig=part.eig)
-        assert dense[2] == eigen[2]
-        np.testing.assert_allclose(dense[0], eigen[0], rtol=1e-9, atol=1e-9)
-        np.testing.assert_allclose(dense[1], eigen[1], rtol=1e-9, atol=1e-9)
-        start_d, start_e = dense[:2], eigen[:2]
+        assert chol[2] == eigen[2]
+        np.testing.assert_allclose(chol[0], eigen[0], rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(chol[1], eigen[1], rtol=1e-9, atol=1e-9)
+        start_c, start_e = chol[:2], eigen[:2]
     # past the memory budget the part hands back None and msvr uses the eigendecomposition
-    monkeypatch.setattr(mlfe, "INVERSE_CACHE_BYTES", 8 * len(X) ** 2 * 2)
+    monkeypatch.setattr(mlfe, "FACTOR_CACHE_BYTES", 8 * len(X) ** 2 * 2)
     fresh = mlfe._Part(X, 2.0 * Y - 1, 1.0, 2.0)
-    assert fresh.inverse(5.0, distinct=3) is None
-    assert fresh.inverse(5.0, distinct=2) is not None
-    # K + I/beta1 not positive definite to rounding (a huge beta1 on a singular K): Cholesky
-    # fails and the inverse comes from the eigendecomposition, K's negative rounding clipped
+    assert fresh.cholesky(5.0, distinct=3) is None
+    assert fresh.cholesky(5.0, distinct=2) is not None
+    # K + I/beta1 not positive definite to rounding (a huge beta1 on a K with a negative rounding
+    # eigenvalue): no factor, and msvr solves through the eigendecomposition with K's negative
+    # rounding clipped, as with a clean K
     fresh.K = np.diag([1.0, 0.0, -1e-12])
-    np.testing.assert_allclose(fresh.inverse(1e15), np.diag([1.0 / (1.0 + 1e-15), 1e15, 1e15]))
+    assert fresh.cholesky(1e15) is None
+    U = np.array([[1.0, -1.0], [-1.5, 1.0], [1.0, 1.2]])
+    clipped = msvr(np.diag([1.0, 0.0, 0.0]), U, 1e15, 1.0, 1.0)
+    np.testing.assert_allclose(msvr(fresh.K, U, 1e15, 1.0, 1.0)[0], clipped[0], rtol=1e-12)
 
 
 def test_mlfe_learns_tunes_and_is_reproducible():
