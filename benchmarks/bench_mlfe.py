@@ -44,8 +44,8 @@ from mlbench.methods.embedding.mlfe import (LAMBDA_RATIO, _lasso_cd, lasso_kkt_v
 
 def _msvr_before(K, U, beta1, beta2, beta3, eps=1e-3, tol=1e-5, max_iter=500, start=None,
                  eig=None):
-    """msvr as it was before the dense inverse (the eigenbasis reference of ``--msvr``): B kept in K's
-    eigenbasis, two products with Q per step."""
+    """msvr as it was before the dense inverse (``eigen`` of ``--msvr``): B kept in K's eigenbasis,
+    two products with Q per step."""
     m, q = U.shape
     lam, Q = eig
     inv = (1.0 / (np.maximum(lam, 0.0) + 1.0 / beta1))[:, None]
@@ -206,8 +206,8 @@ def main():
     ap.add_argument("--msvr", action="store_true", help="time step 3 instead of step 1")
     args = ap.parse_args()
     if args.msvr:
-        head = " ".join(f"{form + ' s':>7s} {'ratio':>7s} {'steps':>6s} {'obj diff':>9s} {'flips':>5s}"
-                        for form in ("inverse", "eigen"))
+        head = " ".join(f"{form + ' s':>7s} {'ratio':>7s} {'steps':>6s} {'obj diff':>9s} "
+                        f"{'flips':>5s}" for form in ("inverse", "eigen"))
         print(f"{'dataset':12s} {'rows x labels':>13s} {'triples':>7s} {'now s':>7s} {head} "
               f"{'steps':>6s}")
         for name in filter(None, args.datasets.split(",")):

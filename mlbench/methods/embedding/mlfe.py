@@ -230,8 +230,9 @@ def msvr(K, U, beta1, beta2, beta3, eps=1e-3, tol=1e-5, max_iter=500, start=None
     LAPACK ``potrs``: the flops of one product with a dense H, 1.23x faster than it over
     corel16k's tuning grid, and backward stable), else through the eigendecomposition
     ``K = Q diag(lam) Q^T`` (``eig``, shared across calls; two products, Q^T and Q); K is taken as
-    ``Q diag(max(lam, 0)) Q^T``, the same to rounding.  Each step backtracks until (*) decreases (``K B`` and the quadratic are known along
-    the step without a product).  ``start``: (B, b) to begin from (a neighbouring beta's solution).
+    ``Q diag(max(lam, 0)) Q^T``, the same to rounding.  Each step backtracks until (*) decreases
+    (``K B`` and the quadratic are known along the step without a product).  ``start``: (B, b) to
+    begin from (a neighbouring beta's solution).
     """
     if cholesky is None:
         lam, Q = la.eigh(K) if eig is None else eig
