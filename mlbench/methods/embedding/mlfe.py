@@ -80,8 +80,8 @@ BETA2 = (1, 10, 15)
 BETA3 = (1, 10)
 #: the authors' fraction of lam_max in step 1
 LAMBDA_RATIO = 0.01
-#: memory for msvr's Cholesky factors of K + I / beta1, one per distinct beta1 of the grid; beyond it
-#: msvr solves through K's eigendecomposition (two products per step instead of two triangular solves)
+#: memory for msvr's Cholesky factors of K + I / beta1, one per distinct beta1 of the grid; beyond
+#: it msvr solves through K's eigendecomposition (two products per step, not two triangular solves)
 FACTOR_CACHE_BYTES = 3 << 30
 
 
