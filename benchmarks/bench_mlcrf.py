@@ -1,7 +1,9 @@
 """Benchmark of mlcrf's pseudo-likelihood fit: the current fit (L-BFGS preconditioned by the
-Hessian's diagonal, edge terms per label over its positive rows) against its previous versions
-(dense edge products over all pairs; the plain, unpreconditioned loop) and scipy's L-BFGS-B on
-the dense objective (the obvious peer).
+Hessian's diagonal, its two-loop recursion in the fused kernel ``mlbench/_ext/_lbfgs.pyx``, edge
+terms per label over its positive rows, accumulated pair-major) against its previous versions
+("previous": the two-loop recursion in NumPy and the edge products scattered into feature-major
+columns; dense edge products over all pairs; the plain, unpreconditioned loop) and scipy's
+L-BFGS-B on the dense objective (the obvious peer).
 
     MLBENCH_MIRROR=../shared/datasets .venv/bin/python benchmarks/bench_mlcrf.py [--datasets enron] [--C 0.01] [--max-iter 500]
 
@@ -17,13 +19,16 @@ Each dataset starts with an untimed 3-iteration fit, so that no variant pays the
 warm-up (measured: the first fit of a process took up to twice as long as the same fit repeated).
 
 ``--whole``: instead, the whole ``mlcrf`` fit of an mc cell (``C="cv"``: the internal 3-fold
-walk over the C grid, then the final fit) on that training part, with the edge terms per label
-(current) and with the dense products (previous), and whether the two choose the same C.
+walk over the C grid, then the final fit) on that training part: current; previous (the NumPy
+two-loop and the column scatter); and with the dense products; whether they choose the same C,
+and how far apart their test-fold predictions and held-out losses are (the kernel's dot products
+round differently from BLAS's, so L-BFGS takes a slightly different path to the same tolerance).
 """
 from __future__ import annotations
 
 import argparse
 import time
+from contextlib import nullcontext
 
 import numpy as np
 import scipy.sparse as sp
@@ -32,20 +37,50 @@ from scipy.optimize import minimize
 from mlbench.data import load_dataset
 from mlbench.data.preprocess import Pipeline, take_rows
 from mlbench.data.splits import make_splits
-from mlbench.methods.probabilistic import mlcrf
+from mlbench.methods.probabilistic import _lbfgs, mlcrf
 from mlbench.methods.probabilistic.mlcrf import (PairwiseCRF, fit_pseudo_likelihood, pair_index,
                                                  pseudo_loglik_and_grad, used_features)
 from mlbench.protocols import load_protocol
 
 
-def training_part(name):
-    """The mc protocol's first training fold of ``name``, preprocessed as the protocol does."""
+def training_part(name, test=False):
+    """The mc protocol's first training fold of ``name``, preprocessed as the protocol does (and
+    its test fold, if ``test``)."""
     ds = load_dataset(name)
     mc = load_protocol("mc")
-    tr = make_splits(ds, mc.split, protocol=mc.name, seed=mc.seed)[0].train
-    train = Pipeline(mc.preprocess).fit(take_rows(ds, tr)).train_
-    X = sp.csr_matrix(train.X) if sp.issparse(train.X) else np.asarray(train.X, dtype=float)
-    return X, np.asarray(train.Y).astype(int)
+    split = make_splits(ds, mc.split, protocol=mc.name, seed=mc.seed)[0]
+    pipe = Pipeline(mc.preprocess).fit(take_rows(ds, split.train))
+    parts = [pipe.train_] + ([pipe.transform(take_rows(ds, split.test))] if test else [])
+    out = []
+    for part in parts:
+        X = sp.csr_matrix(part.X) if sp.issparse(part.X) else np.asarray(part.X, dtype=float)
+        out += [X, np.asarray(part.Y).astype(int)]
+    return out
+
+
+def column_scatter_edge_products(self, A, square=False):
+    """The previous LabelBlocks.edge_products: each label's pairs added into columns of a
+    feature-major G."""
+    G = np.zeros((self.n_features, self.n_pairs))
+    g = np.zeros(self.n_pairs)
+    for rows, others, pairs, Xj in self._each():
+        if square:
+            Xj = Xj.multiply(Xj).tocsr() if sp.issparse(Xj) else Xj * Xj
+        Aj = A[np.ix_(rows, others)]
+        G[:, pairs] += np.asarray(Xj.T @ Aj)
+        g[pairs] += Aj.sum(axis=0)
+    return G, g
+
+
+class previous:
+    """Context: the NumPy two-loop recursion and the column scatter, as before the kernel."""
+
+    def __enter__(self):
+        self.saved = _lbfgs.two_loop, mlcrf.LabelBlocks.edge_products
+        _lbfgs.two_loop, mlcrf.LabelBlocks.edge_products = _lbfgs.two_loop_numpy, column_scatter_edge_products
+
+    def __exit__(self, *exc):
+        _lbfgs.two_loop, mlcrf.LabelBlocks.edge_products = self.saved
 
 
 def lbfgsb(X, Y, C, max_iter):
@@ -69,8 +104,13 @@ def run(name, C, max_iter, skip=()):
                                            edge_blocks=edge_blocks)
         return res.fun, res.nit, res.success
 
+    def ours_previous():
+        with previous():
+            return ours(True, True)
+
     fit_pseudo_likelihood(X, Y, C, max_iter=3)       # untimed: no variant pays the warm-up
     variants = [("current", lambda: ours(True, True)),
+                ("previous", ours_previous),
                 ("dense edge products", lambda: ours(True, False)),
                 ("plain loop", lambda: ours(False, False)),
                 ("scipy L-BFGS-B", lambda: lbfgsb(X, Y, C, max_iter))]
@@ -89,24 +129,32 @@ def run(name, C, max_iter, skip=()):
               f"objective {f:.4f}  CPU ratio {cpu / base:5.2f}x")
 
 
-def run_whole(name):
-    X, Y = training_part(name)
+def run_whole(name, skip=()):
+    X, Y, Xt, Yt = training_part(name, test=True)
     blocks = mlcrf.label_blocks
     PairwiseCRF(C=1.0, max_iter=3).fit(X, Y)         # untimed: no variant pays the warm-up
     out = {}
-    for label, use_blocks in (("current", True), ("dense edge products", False)):
-        mlcrf.label_blocks = blocks if use_blocks else (lambda *a: None)
+    for label in ("current", "previous", "dense edge products"):
+        if label in skip:
+            continue
+        if label == "dense edge products":
+            mlcrf.label_blocks = lambda *a: None
         try:
-            t = time.process_time()
-            m = PairwiseCRF(random_state=0).fit(X, Y)
-            out[label] = (time.process_time() - t, m.fit_info_)
+            with previous() if label == "previous" else nullcontext():
+                t = time.process_time()
+                m = PairwiseCRF(random_state=0).fit(X, Y)
+                cpu = time.process_time() - t
         finally:
             mlcrf.label_blocks = blocks
-    base = out["current"][0]
-    print(f"{name}: whole mlcrf fit (C='cv'), {X.shape[0]} rows x {X.shape[1]} features, {Y.shape[1]} labels")
-    for label, (cpu, info) in out.items():
-        print(f"  {label:19s} {cpu:8.2f} CPU s  C = {info['C']:g}  held-out losses {info['cv_loss']}  "
-              f"final fit {info['lbfgs_iterations']} iterations  CPU ratio {cpu / base:5.2f}x")
+        out[label] = (cpu, m.fit_info_, m.predict(Xt))
+    base, _, P0 = out["current"]
+    print(f"{name}: whole mlcrf fit (C='cv'), {X.shape[0]} rows x {X.shape[1]} features, {Y.shape[1]} labels; "
+          f"predictions of the {Xt.shape[0]}-row test fold")
+    for label, (cpu, info, P) in out.items():
+        losses = ", ".join(f"{v:.4f}" for v in info["cv_loss"])
+        print(f"  {label:19s} {cpu:8.2f} CPU s  C = {info['C']:g}  held-out losses [{losses}]  "
+              f"final fit {info['lbfgs_iterations']} iterations  test label flips vs current "
+              f"{int((np.asarray(P) != np.asarray(P0)).sum())} of {P0.size}  CPU ratio {cpu / base:5.2f}x")
 
 
 if __name__ == "__main__":
@@ -118,7 +166,8 @@ if __name__ == "__main__":
     ap.add_argument("--whole", action="store_true", help="time the whole mlcrf fit of a cell instead")
     a = ap.parse_args()
     for name in a.datasets.split(","):
+        skip = [s.strip() for s in a.skip.split(",") if s.strip()]
         if a.whole:
-            run_whole(name)
+            run_whole(name, skip=skip)
         else:
-            run(name, a.C, a.max_iter, skip=[s.strip() for s in a.skip.split(",") if s.strip()])
+            run(name, a.C, a.max_iter, skip=skip)

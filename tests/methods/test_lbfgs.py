@@ -1,7 +1,10 @@
-"""The L-BFGS loop used by mlcrf: same minimiser as scipy's L-BFGS-B, honest result fields."""
+"""The L-BFGS loop used by mlcrf: same minimiser as scipy's L-BFGS-B, honest result fields, and its
+two-loop kernel against the recursion written with NumPy."""
 import numpy as np
+import pytest
 from scipy.optimize import minimize
 
+from mlbench.methods.probabilistic import _lbfgs
 from mlbench.methods.probabilistic._lbfgs import lbfgs
 
 rng = np.random.RandomState(0)
@@ -69,3 +72,63 @@ def test_preconditioner_floor_keeps_zero_curvature_entries_finite():
     res = lbfgs(quad, np.zeros(2), precondition=lambda x: np.array([1.0, 0.0]), gtol=1e-10, ftol=0.0)
     assert res.success and np.all(np.isfinite(res.x))
     np.testing.assert_allclose(res.x, [1.0, 1.0], atol=1e-6)
+
+
+def _pairs(n, rows, seed=0):
+    r = np.random.RandomState(seed)
+    S = r.randn(rows, n)
+    Y = S * r.rand(rows, n) + 0.1 * r.randn(rows, n)          # s.y > 0 for these pairs
+    return S, Y, np.einsum("ij,ij->i", S, Y), r.randn(n), r.rand(n) + 0.5
+
+
+def test_two_loop_kernel_matches_the_numpy_recursion():
+    """The fused kernel gives the recursion's direction up to rounding, for any number of pairs,
+    rows in any order of the ring, with and without the preconditioner, and lengths that are not
+    multiples of its four partial sums."""
+    for n in (1, 7, 1001):
+        S, Y, sy, g, d_inv = _pairs(n, 11)
+        assert np.all(sy > 0)
+        order = np.array([3, 7, 0, 1, 9, 2, 5, 6, 10, 4], dtype=np.intp)
+        for D in (None, d_inv):
+            for k in (0, 1, 2, 10):
+                got = _lbfgs.two_loop(g, S, Y, sy, order[:k].copy(), D, np.empty(n))
+                ref = _lbfgs.two_loop_numpy(g, S, Y, sy, order[:k], D, np.empty(n))
+                np.testing.assert_allclose(got, ref, rtol=1e-11, atol=1e-13 * np.abs(ref).max())
+        # no pairs: the steepest descent direction, scaled by D^-1 when given (exact)
+        np.testing.assert_array_equal(_lbfgs.two_loop(g, S, Y, sy, order[:0].copy(), None, np.empty(n)), -g)
+        np.testing.assert_array_equal(_lbfgs.two_loop(g, S, Y, sy, order[:0].copy(), d_inv, np.empty(n)),
+                                      -(g * d_inv))
+
+
+def test_two_loop_kernel_checks_its_arguments():
+    S, Y, sy, g, d_inv = _pairs(5, 3)
+    order = np.array([0, 1], dtype=np.intp)
+    bad = [dict(order=np.array([0, 3], dtype=np.intp)),       # not a row of S
+           dict(order=np.array([-1], dtype=np.intp)),
+           dict(D=np.ones(4)),                                  # preconditioner of the wrong length
+           dict(out=np.empty(6)),
+           dict(Y=Y[:, :4].copy()),
+           dict(sy=sy[:2].copy())]
+    for change in bad:
+        a = dict(g=g, S=S, Y=Y, sy=sy, order=order, D=None, out=np.empty(5))
+        a.update(change)
+        with pytest.raises(ValueError):
+            _lbfgs.two_loop(a["g"], a["S"], a["Y"], a["sy"], a["order"], a["D"], a["out"])
+    with pytest.raises(ValueError, match="must not be g"):
+        _lbfgs.two_loop(g, S, Y, sy, order, None, g)
+
+
+def test_ring_of_pairs_on_a_nonconvex_function():
+    """Rosenbrock's function with three stored pairs: rows are reused as pairs are dropped, and the
+    loop still reaches the minimum."""
+    def rosen(x):
+        f = np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2)
+        g = np.zeros_like(x)
+        g[:-1] = -400 * x[:-1] * (x[1:] - x[:-1] ** 2) - 2 * (1 - x[:-1])
+        g[1:] += 200 * (x[1:] - x[:-1] ** 2)
+        return f, g
+    res = lbfgs(rosen, np.full(6, -1.2), memory=3, gtol=1e-8, ftol=0.0, max_iter=2000)
+    assert res.success and res.nit > 3
+    np.testing.assert_allclose(res.x, np.ones(6), atol=1e-6)
+    ref = minimize(rosen, np.full(6, -1.2), jac=True, method="L-BFGS-B", options={"maxcor": 3})
+    np.testing.assert_allclose(res.x, ref.x, atol=1e-4)

@@ -26,8 +26,9 @@ diagonal puts those coordinates on one scale.
 
 Why not scipy's L-BFGS-B: its Fortran bookkeeping for bounds (generalised Cauchy point, subspace
 minimisation) costs several passes over the parameter vector per call and was about two thirds of
-an mlcrf fit on rcv1subset1 (one million parameters); this loop touches each history vector twice
-per iteration with BLAS-backed dot products and updates.
+an mlcrf fit on rcv1subset1 (one million parameters).  Here the recursion is one compiled kernel
+(``mlbench/_ext/_lbfgs.pyx``) that reads each stored vector twice per iteration and allocates
+nothing; ``two_loop_numpy`` is the same recursion in NumPy, its reference.
 """
 from __future__ import annotations
 
@@ -35,6 +36,8 @@ from collections import deque
 from types import SimpleNamespace
 
 import numpy as np
+
+from mlbench._ext._lbfgs import two_loop
 
 FTOL = 1e7 * np.finfo(float).eps      # scipy L-BFGS-B's default factr * eps
 GTOL = 1e-5                           # scipy L-BFGS-B's default pgtol
@@ -49,15 +52,23 @@ def lbfgs(fun, x0, args=(), max_iter=500, memory=10, gtol=GTOL, ftol=FTOL, c1=1e
 
     Returns a namespace like scipy's OptimizeResult: ``x``, ``fun``, ``jac``, ``nit``, ``nfev``,
     ``success``, ``message``.
+
+    The pairs live in the rows of two preallocated arrays (``memory`` + 1 rows: a new pair is
+    written into a free row before its s.y decides whether it is kept), so an iteration allocates
+    no history vector; ``two_loop``, the recursion's kernel (``mlbench/_ext/_lbfgs.pyx``), reads
+    them there.
     """
     x = np.array(x0, dtype=np.float64)
     f, g = fun(x, *args)
     nfev = 1
-    S, Yd, rho = deque(maxlen=memory), deque(maxlen=memory), deque(maxlen=memory)
+    n, R = x.size, memory + 1
+    S, Yd, sy = np.empty((R, n)), np.empty((R, n)), np.ones(R)
+    pairs, free = deque(), list(range(memory, -1, -1))     # rows in use (oldest first), rows free
+    d, x_new = np.empty(n), np.empty(n)
     message, success, nit = "max_iter reached", False, 0
     D_inv = None
     while True:
-        if np.abs(g).max() <= gtol:
+        if max(g.max(), -g.min()) <= gtol:
             message, success = "projected gradient below gtol", True
             break
         if nit >= max_iter:
@@ -65,16 +76,18 @@ def lbfgs(fun, x0, args=(), max_iter=500, memory=10, gtol=GTOL, ftol=FTOL, c1=1e
         if precondition is not None and nit % refresh == 0:
             D = np.asarray(precondition(x, *args), dtype=np.float64)
             D_inv = 1.0 / np.maximum(D, 1e-12 * D.max())
-        d = _two_loop(g, S, Yd, rho, D_inv)
+        two_loop(g, S, Yd, sy, np.fromiter(pairs, dtype=np.intp, count=len(pairs)), D_inv, d)
         slope = g @ d
         if not slope < 0:                              # lost descent (rounding): restart from -g
-            S.clear(), Yd.clear(), rho.clear()
-            d, slope = -g, -(g @ g)
+            free.extend(pairs), pairs.clear()
+            np.negative(g, out=d)
+            slope = -(g @ g)
         # the first step has no curvature estimate: move by a unit length, as L-BFGS-B does
         # (with a preconditioner, the first step is the Newton step of the diagonal model)
-        step = 1.0 if S or D_inv is not None else 1.0 / np.sqrt(-slope)
+        step = 1.0 if pairs or D_inv is not None else 1.0 / np.sqrt(-slope)
         for _ in range(max_backtracks):
-            x_new = x + step * d
+            np.multiply(d, step, out=x_new)
+            x_new += x                                 # x + step d, rounded as written
             f_new, g_new = fun(x_new, *args)
             nfev += 1
             if f_new <= f + c1 * step * slope:
@@ -84,33 +97,39 @@ def lbfgs(fun, x0, args=(), max_iter=500, memory=10, gtol=GTOL, ftol=FTOL, c1=1e
             message = "line search found no decrease"
             break
         nit += 1
-        s, y = x_new - x, g_new - g
-        sy = s @ y
-        if sy > 0:
-            S.append(s), Yd.append(y), rho.append(1.0 / sy)
+        row = free.pop()
+        s, y = np.subtract(x_new, x, out=S[row]), np.subtract(g_new, g, out=Yd[row])
+        sy[row] = s @ y
+        if sy[row] > 0:
+            pairs.append(row)
+            if len(pairs) > memory:
+                free.append(pairs.popleft())
+        else:
+            free.append(row)
         decrease = (f - f_new) / max(abs(f), abs(f_new), 1.0)
-        x, f, g = x_new, f_new, g_new
+        x, x_new, f, g = x_new, x, f_new, g_new
         if decrease <= ftol:
             message, success = "relative reduction of f below ftol", True
             break
     return SimpleNamespace(x=x, fun=f, jac=g, nit=nit, nfev=nfev, success=success, message=message)
 
 
-def _two_loop(g, S, Yd, rho, D_inv=None):
-    """-H g by the two-loop recursion over the stored pairs (Nocedal & Wright, Algorithm 7.4), from
-    H^0 = gamma I, or gamma diag(D_inv) when a preconditioner is given."""
+def two_loop_numpy(g, S, Yd, sy, order, D_inv, out):
+    """The two-loop recursion written with NumPy, a dot product and an update per step (each
+    makes a temporary): the kernel ``two_loop``'s contract, kept as its reference in the tests
+    and as the previous implementation in ``benchmarks/bench_mlcrf.py``."""
     q = g.copy()
     alpha = []
-    for s, y, r in zip(reversed(S), reversed(Yd), reversed(rho)):
-        a = r * (s @ q)
-        q -= a * y
+    for row in reversed(order):
+        a = (1.0 / sy[row]) * (S[row] @ q)
+        q -= a * Yd[row]
         alpha.append(a)
     if D_inv is not None:
         q *= D_inv
-        if S:
-            q *= (S[-1] @ Yd[-1]) / (Yd[-1] @ (D_inv * Yd[-1]))
-    elif S:
-        q *= (S[-1] @ Yd[-1]) / (Yd[-1] @ Yd[-1])
-    for (s, y, r), a in zip(zip(S, Yd, rho), reversed(alpha)):
-        q += (a - r * (y @ q)) * s
-    return -q
+    if len(order):
+        newest = Yd[order[-1]]
+        q *= sy[order[-1]] / (newest @ (newest if D_inv is None else D_inv * newest))
+    for row, a in zip(order, reversed(alpha)):
+        q += (a - (1.0 / sy[row]) * (Yd[row] @ q)) * S[row]
+    np.negative(q, out=out)
+    return out

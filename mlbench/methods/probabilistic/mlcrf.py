@@ -151,16 +151,21 @@ class LabelBlocks:
 
     def edge_products(self, A, square=False):
         """(G, g): G[:, p] = sum_n x_n dE_np and g[p] = sum_n dE_np for dE_np = A_ni y_nj + A_nj y_ni
-        (x_n squared elementwise if ``square``)."""
-        G = np.zeros((self.n_features, self.n_pairs))
+        (x_n squared elementwise if ``square``).
+
+        G is accumulated pair-major and returned as a transposed view, so each label adds whole
+        rows: feature-major, its pairs are columns scattered over a row of length P, and that
+        scatter was half of this function on enron (22 of 42 ms per call).  The same additions in
+        the same order: bit-identical."""
+        GT = np.zeros((self.n_pairs, self.n_features))
         g = np.zeros(self.n_pairs)
         for rows, others, pairs, Xj in self._each():
             if square:
                 Xj = Xj.multiply(Xj).tocsr() if sp.issparse(Xj) else Xj * Xj
             Aj = A[np.ix_(rows, others)]
-            G[:, pairs] += np.asarray(Xj.T @ Aj)
+            GT[pairs] += np.asarray(Xj.T @ Aj).T
             g[pairs] += Aj.sum(axis=0)
-        return G, g
+        return GT.T, g
 
 
 #: largest fraction 2 card / L of the dense products at which :class:`LabelBlocks` is used: its
