@@ -64,40 +64,25 @@ cdef float64_t _weighted_sq(const float64_t* y, const float64_t* w, bint weighte
 
 
 cdef float64_t _axpy_dot(float64_t* q, float64_t a, const float64_t* u, const float64_t* v,
-                         intp_t n) noexcept nogil:
-    """q = q + a u; return v.q (the updated q)"""
+                         const float64_t* w, bint weighted, float64_t scale, intp_t n) noexcept nogil:
+    """q = ((q + a u) * w) * scale (w ignored unless ``weighted``); return v.q (the new q).
+    Between the recursion's steps scale = 1 (exact); where H^0 is applied, scale = gamma."""
     cdef float64_t acc[4]
     cdef intp_t j, r
     acc[0] = acc[1] = acc[2] = acc[3] = 0.0
     for j in range(0, n - n % 4, 4):
         for r in range(4):
             q[j + r] = q[j + r] + a * u[j + r]
+            if weighted:
+                q[j + r] = q[j + r] * w[j + r]
+            q[j + r] = q[j + r] * scale
             acc[r] += v[j + r] * q[j + r]
     for j in range(n - n % 4, n):
         q[j] = q[j] + a * u[j]
-        acc[0] += v[j] * q[j]
-    return _reduce4(acc)
-
-
-cdef float64_t _axpy_scale_dot(float64_t* q, float64_t a, const float64_t* y, const float64_t* w,
-                               bint weighted, float64_t gamma, intp_t n) noexcept nogil:
-    """q = ((q + a y) * w) * gamma (w ignored unless ``weighted``); return y.q (the new q)"""
-    cdef float64_t acc[4]
-    cdef intp_t j, r
-    acc[0] = acc[1] = acc[2] = acc[3] = 0.0
-    for j in range(0, n - n % 4, 4):
-        for r in range(4):
-            q[j + r] = q[j + r] + a * y[j + r]
-            if weighted:
-                q[j + r] = q[j + r] * w[j + r]
-            q[j + r] = q[j + r] * gamma
-            acc[r] += y[j + r] * q[j + r]
-    for j in range(n - n % 4, n):
-        q[j] = q[j] + a * y[j]
         if weighted:
             q[j] = q[j] * w[j]
-        q[j] = q[j] * gamma
-        acc[0] += y[j] * q[j]
+        q[j] = q[j] * scale
+        acc[0] += v[j] * q[j]
     return _reduce4(acc)
 
 
@@ -140,13 +125,15 @@ def two_loop(const float64_t[::1] g, const float64_t[:, ::1] S, const float64_t[
         alpha[k - 1] = (1.0 / sy[row]) * _copy_dot(q, &g[0], &S[row, 0], n)
         gamma = sy[row] / _weighted_sq(&Y[row, 0], &w[0], weighted, n)
         for t in range(k - 1, 0, -1):
-            alpha[t - 1] = (1.0 / sy[order[t - 1]]) * _axpy_dot(q, -alpha[t], &Y[order[t], 0], &S[order[t - 1], 0], n)
+            alpha[t - 1] = (1.0 / sy[order[t - 1]]) * _axpy_dot(q, -alpha[t], &Y[order[t], 0], &S[order[t - 1], 0],
+                                                                 &w[0], False, 1.0, n)
         # q = H^0 q, fused with the first loop's last update and the second loop's first dot
         row = order[0]
-        beta = (1.0 / sy[row]) * _axpy_scale_dot(q, -alpha[0], &Y[row, 0], &w[0], weighted, gamma, n)
+        beta = (1.0 / sy[row]) * _axpy_dot(q, -alpha[0], &Y[row, 0], &Y[row, 0], &w[0], weighted, gamma, n)
         # second loop, oldest pair to newest: beta_t = rho_t y_t.q, q += (alpha_t - beta_t) s_t
         for t in range(k - 1):
-            beta = (1.0 / sy[order[t + 1]]) * _axpy_dot(q, alpha[t] - beta, &S[order[t], 0], &Y[order[t + 1], 0], n)
+            beta = (1.0 / sy[order[t + 1]]) * _axpy_dot(q, alpha[t] - beta, &S[order[t], 0], &Y[order[t + 1], 0],
+                                                        &w[0], False, 1.0, n)
         row = order[k - 1]
         for t in range(n):
             q[t] = -(q[t] + (alpha[k - 1] - beta) * S[row, t])
