@@ -432,3 +432,42 @@ cdef void _grow(const float32_t[:, ::1] Xt, const intp_t* yp, const intp_t* yi, 
             max_depth_seen = depth
     node_count_out[0] = node_count
     max_depth_out[0] = max_depth_seen
+
+
+def leaf_csr(const float64_t[:, :, :] values, left_child):
+    """``(data, indices, indptr)`` of ``values[:, :, 0]`` in CSR form with the rows of internal
+    nodes (``left_child != -1``) left empty: what ``scipy.sparse.csr_matrix`` gives for that dense
+    array after zeroing those rows (sorted column indices, no stored zeros, NaN kept), without
+    copying, zeroing and scanning it through scipy's COO conversion, which took a sixth of an MLDF
+    cell's forest fits on corel16k (``CompactForest``).  Indices are int32 when they fit, as scipy's
+    would be."""
+    cdef const intp_t[::1] lc = np.ascontiguousarray(left_child, dtype=np.intp)
+    cdef intp_t n = values.shape[0], L = values.shape[1], i, k, nnz = 0, at = 0
+    if lc.shape[0] != n or values.shape[2] < 1:
+        raise ValueError(f"leaf_csr: values of shape ({n}, {L}, {values.shape[2]}) for {lc.shape[0]} nodes")
+    with nogil:
+        for i in range(n):
+            if lc[i] == LEAF:
+                for k in range(L):
+                    if values[i, k, 0] != 0.0:
+                        nnz += 1
+    index_dtype = np.int32 if max(n, L, nnz) < 2**31 - 1 else np.int64
+    data = np.empty(nnz, dtype=np.float64)
+    indices = np.empty(nnz, dtype=index_dtype)
+    indptr = np.zeros(n + 1, dtype=index_dtype)
+    cdef float64_t[::1] d = data
+    cdef intp_t[::1] cols = np.empty(nnz, dtype=np.intp)
+    cdef intp_t[::1] starts = np.empty(n + 1, dtype=np.intp)
+    with nogil:
+        for i in range(n):
+            starts[i] = at
+            if lc[i] == LEAF:
+                for k in range(L):
+                    if values[i, k, 0] != 0.0:
+                        d[at] = values[i, k, 0]
+                        cols[at] = k
+                        at += 1
+        starts[n] = at
+    indices[:] = cols
+    indptr[:] = starts
+    return data, indices, indptr

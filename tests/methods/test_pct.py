@@ -121,3 +121,32 @@ def test_fitted_variance_forest_keeps_only_the_compact_form():
     m = MultiLabelForest(n_estimators=5, random_state=0).fit(X, Y)
     assert not hasattr(m.forest_, "estimators_") and hasattr(m.forest_, "compact_")
     assert m.predict_proba(X).shape == (120, 4)
+
+
+def test_leaf_csr_is_scipys_csr_of_the_leaf_rows():
+    """The kernel's CSR equals scipy's conversion of the dense values with internal rows zeroed:
+    same indptr, sorted indices, data (NaN kept, zeros dropped) and index dtype; bad shapes are
+    refused."""
+    import scipy.sparse as sps
+    from mlbench._ext._pct import leaf_csr
+
+    r = np.random.RandomState(5)
+    values = np.where(r.rand(40, 7, 1) < 0.6, 0.0, r.rand(40, 7, 1))
+    values[3, 2, 0] = np.nan
+    values[5] = 0.0                                   # a leaf with no positive label
+    left_child = np.where(r.rand(40) < 0.5, -1, 1).astype(np.intp)
+    left_child[[3, 5]] = -1
+    dense = values[:, :, 0].copy()
+    dense[left_child != -1] = 0.0
+    ref = sps.csr_matrix(dense)
+    got = sps.csr_matrix(leaf_csr(values, left_child), shape=dense.shape)
+    for field in ("indptr", "indices", "data"):
+        np.testing.assert_array_equal(getattr(got, field), getattr(ref, field))
+        assert getattr(got, field).dtype == getattr(ref, field).dtype
+    structured = np.zeros(40, dtype=[("left_child", np.intp), ("right_child", np.intp)])
+    structured["left_child"] = left_child              # a strided field, as Tree.__getstate__ gives
+    np.testing.assert_array_equal(leaf_csr(values, structured["left_child"])[2], ref.indptr)
+    with pytest.raises(ValueError, match="leaf_csr"):
+        leaf_csr(values, left_child[:-1])
+    with pytest.raises(ValueError, match="leaf_csr"):
+        leaf_csr(values[:, :, :0], left_child)

@@ -46,6 +46,7 @@ from sklearn.tree._tree import Tree
 from sklearn.utils import check_array, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from mlbench._ext._pct import leaf_csr
 from mlbench.errors import ConfigError
 from mlbench.methods.base import MultiLabelClassifier
 from mlbench.methods.registry import register
@@ -92,9 +93,10 @@ class CompactForest:
         self.skeletons, self.leaf_values = [], []
         for est in forest.estimators_:
             state = est.tree_.__getstate__()
-            values = state["values"][:, :, 0].copy()                  # (nodes, L)
-            values[state["nodes"]["left_child"] != -1] = 0.0          # only leaves are ever read
-            self.leaf_values.append(sp.csr_matrix(values))
+            values = state["values"]                                  # (nodes, L, 1)
+            # only leaves are ever read: internal nodes' rows stay empty
+            self.leaf_values.append(sp.csr_matrix(leaf_csr(values, state["nodes"]["left_child"]),
+                                                  shape=values.shape[:2]))
             skeleton = Tree(est.tree_.n_features, np.ones(1, dtype=np.intp), 1)
             skeleton.__setstate__({**state, "values": np.zeros((len(values), 1, 1))})
             self.skeletons.append(skeleton)
