@@ -89,6 +89,29 @@ def test_label_blocks_give_the_dense_objective_gradient_and_hessian_diagonal(mon
     assert label_blocks(Xd, one_more, I, J) is None
 
 
+def test_conditional_logits_follow_the_model_definition_in_both_layouts_of_the_edge_terms():
+    """The conditional logit of label i is w_i.x + b_i + sum_{j != i} y_j (u_ij.x + c_ij), with
+    theta unpacked as feature-major W (m, L) and pair-major U (P, m, row p the pair (I_p, J_p)):
+    written out term by term, against the label blocks and the dense products."""
+    L, m = 5, 3
+    I, J = pair_index(L)
+    Ys = (np.random.RandomState(5).rand(50, L) < 0.2).astype(np.int8)
+    Xm = X[:50]
+    theta = np.random.RandomState(6).randn(m * (L + len(I)) + L + len(I))
+    Wt, b, U, c = mlcrf.unpack(theta, L, m)
+    assert U.shape == (len(I), m) and np.shares_memory(U, theta)
+    expected = Xm @ Wt + b
+    for p, (i, j) in enumerate(zip(I, J)):
+        edge = Xm @ U[p] + c[p]
+        expected[:, i] += Ys[:, j] * edge
+        expected[:, j] += Ys[:, i] * edge
+    Yf = Ys.astype(float)
+    np.testing.assert_allclose(mlcrf.conditional_logits(theta, Xm, Yf, I, J), expected, rtol=1e-12)
+    blocks = mlcrf.LabelBlocks(Xm, Ys, I, J)
+    np.testing.assert_allclose(mlcrf.conditional_logits(theta, Xm, Yf, I, J, blocks), expected,
+                               rtol=1e-12)
+
+
 def test_exact_inference_and_normalisation():
     m = PairwiseCRF(C=1.0).fit(X, Y)
     J = np.stack([m.joint_log_proba(X[:25], np.tile(y, (25, 1))) for y in ALL4], axis=1)

@@ -94,18 +94,21 @@ def pair_index(L):
 
 
 def unpack(theta, L, m):
-    """Split theta into views (Wt (m, L), b (L,), Ut (m, P), c (P,)).
+    """Split theta into views (Wt (m, L), b (L,), U (P, m), c (P,)).
 
-    The weights are stored feature-major (W transposed) so that X @ Wt and the gradient X.T @ R
-    are C-contiguous without a transpose copy: on rcv1 (47,236 features, 2.6 million parameters)
-    the transposed copies took as long as the sparse products.
+    The node weights are stored feature-major (W transposed) so that X @ Wt and the gradient
+    X.T @ R are C-contiguous without a transpose copy: on rcv1 (47,236 features, 2.6 million
+    parameters) the transposed copies took as long as the sparse products.  The edge weights are
+    stored pair-major (one row per pair), the layout of :class:`LabelBlocks`, which reads and
+    writes the rows of one label's pairs: feature-major, those were columns scattered over rows
+    of length P, and gathering them took a quarter of each ``edge_logits`` call on enron.
     """
     P = L * (L - 1) // 2
     Wt = theta[: m * L].reshape(m, L)
     b = theta[m * L: m * L + L]
-    Ut = theta[m * L + L: m * L + L + m * P].reshape(m, P)
+    U = theta[m * L + L: m * L + L + m * P].reshape(P, m)
     c = theta[m * L + L + m * P:]
-    return Wt, b, Ut, c
+    return Wt, b, U, c
 
 
 #: bytes of gathered dense rows that :class:`LabelBlocks` keeps between uses
@@ -144,28 +147,27 @@ class LabelBlocks:
         for rows, others, pairs, Xj in self.blocks:
             yield rows, others, pairs, self.X[rows] if Xj is None else Xj
 
-    def edge_logits(self, logit, Ut, c):
-        """Add every pair's edge input to the conditional logits, in place."""
+    def edge_logits(self, logit, U, c):
+        """Add every pair's edge input to the conditional logits, in place (U pair-major)."""
         for rows, others, pairs, Xj in self._each():
-            logit[np.ix_(rows, others)] += np.asarray(Xj @ Ut[:, pairs]) + c[pairs]
+            logit[np.ix_(rows, others)] += np.asarray(Xj @ U[pairs].T) + c[pairs]
 
     def edge_products(self, A, square=False):
-        """(G, g): G[:, p] = sum_n x_n dE_np and g[p] = sum_n dE_np for dE_np = A_ni y_nj + A_nj y_ni
-        (x_n squared elementwise if ``square``).
+        """(G, g), pair-major: G[p] = sum_n x_n dE_np and g[p] = sum_n dE_np for
+        dE_np = A_ni y_nj + A_nj y_ni (x_n squared elementwise if ``square``).
 
-        G is accumulated pair-major and returned as a transposed view, so each label adds whole
-        rows: feature-major, its pairs are columns scattered over a row of length P, and that
-        scatter was half of this function on enron (22 of 42 ms per call).  The same additions in
-        the same order: bit-identical."""
-        GT = np.zeros((self.n_pairs, self.n_features))
+        Each label adds whole rows of G (its pairs); feature-major, they were columns scattered
+        over rows of length P, and that scatter was half of this function on enron (22 of 42 ms
+        per call)."""
+        G = np.zeros((self.n_pairs, self.n_features))
         g = np.zeros(self.n_pairs)
         for rows, others, pairs, Xj in self._each():
             if square:
                 Xj = Xj.multiply(Xj).tocsr() if sp.issparse(Xj) else Xj * Xj
             Aj = A[np.ix_(rows, others)]
-            GT[pairs] += np.asarray(Xj.T @ Aj).T
+            G[pairs] += np.asarray(Xj.T @ Aj).T
             g[pairs] += Aj.sum(axis=0)
-        return GT.T, g
+        return G, g
 
 
 #: largest fraction 2 card / L of the dense products at which :class:`LabelBlocks` is used: its
@@ -185,11 +187,12 @@ def label_blocks(X, Y, I, J):
 
 
 def _edge_products(X, Yf, I, J, A, blocks, X2=None):
-    """X.T @ dE and dE's column sums for dE = A[:, I] Y[:, J] + A[:, J] Y[:, I] (X2 for X if given)."""
+    """dE.T @ X (pair-major, P x m) and dE's column sums for dE = A[:, I] Y[:, J] + A[:, J] Y[:, I]
+    (X2 for X if given)."""
     if blocks is not None:
         return blocks.edge_products(A, square=X2 is not None)
     dE = A[:, I] * Yf[:, J] + A[:, J] * Yf[:, I]
-    return np.asarray((X if X2 is None else X2).T @ dE), dE.sum(axis=0)
+    return np.asarray((X if X2 is None else X2).T @ dE).T, dE.sum(axis=0)
 
 
 def pseudo_loglik_and_grad(theta, X, Y, I, J, reg_node, reg_pair, reg_edge_bias=1.0, blocks=None):
@@ -200,22 +203,22 @@ def pseudo_loglik_and_grad(theta, X, Y, I, J, reg_node, reg_pair, reg_edge_bias=
     """
     L = Y.shape[1]
     m = X.shape[1]
-    Wt, b, Ut, c = unpack(theta, L, m)
+    Wt, b, U, c = unpack(theta, L, m)
     Yf = Y.astype(np.float64)
     logit = conditional_logits(theta, X, Yf, I, J, blocks)
     f = -bernoulli_loglik(logit, Y).sum()
     R = Yf - expit(logit)                                          # d loglik / d logit
-    f += 0.5 * (reg_node @ np.einsum("ij,ij->j", Wt, Wt) + reg_pair @ np.einsum("ij,ij->j", Ut, Ut)
+    f += 0.5 * (reg_node @ np.einsum("ij,ij->j", Wt, Wt) + reg_pair @ np.einsum("ij,ij->i", U, U)
                 + reg_edge_bias * (c @ c))
     grad = np.empty_like(theta)
-    gWt, gb, gUt, gc = unpack(grad, L, m)
-    gWt[:] = np.asarray(X.T @ R)
-    gWt -= Wt * reg_node
-    gWt *= -1.0
+    gWt, gb, gU, gc = unpack(grad, L, m)
+    # penalty gradient minus the likelihood's, written in place: two passes and no temporary
+    np.multiply(Wt, reg_node, out=gWt)
+    gWt -= np.asarray(X.T @ R)
     gb[:] = -R.sum(axis=0)
-    gUt[:], dE_sum = _edge_products(X, Yf, I, J, R, blocks)
-    gUt -= Ut * reg_pair
-    gUt *= -1.0
+    G, dE_sum = _edge_products(X, Yf, I, J, R, blocks)
+    np.multiply(U, reg_pair[:, None], out=gU)
+    gU -= G
     gc[:] = -dE_sum + reg_edge_bias * c
     return f, grad
 
@@ -223,13 +226,13 @@ def pseudo_loglik_and_grad(theta, X, Y, I, J, reg_node, reg_pair, reg_edge_bias=
 def conditional_logits(theta, X, Yf, I, J, blocks=None):
     """The logits of P(y_i = 1 | y_-i, x) per row and label, shape (n, L), for float labels Yf."""
     L = Yf.shape[1]
-    Wt, b, Ut, c = unpack(theta, L, X.shape[1])
+    Wt, b, U, c = unpack(theta, L, X.shape[1])
     logit = np.asarray(X @ Wt) + b
     if blocks is not None:
-        blocks.edge_logits(logit, Ut, c)
+        blocks.edge_logits(logit, U, c)
         return logit
     P = len(I)
-    E = np.asarray(X @ Ut) + c                                    # (n, P) edge inputs
+    E = np.asarray(X @ U.T) + c                                    # (n, P) edge inputs
     # pair (i, j) adds y_j * E_ij to label i's logit and y_i * E_ij to label j's
     MI = np.zeros((P, L))
     MI[np.arange(P), I] = 1.0
@@ -259,7 +262,7 @@ def pseudo_loglik_hessian_diag(theta, X, Y, I, J, reg_node, reg_pair, reg_edge_b
     dW[:] = np.asarray(X2.T @ S) + reg_node
     db[:] = S.sum(axis=0)
     T, T_sum = _edge_products(X, Yf, I, J, S, blocks, X2=X2)
-    dU[:] = T + reg_pair
+    dU[:] = T + reg_pair[:, None]
     dc[:] = T_sum + reg_edge_bias
     return out
 
@@ -273,17 +276,17 @@ def used_features(X):
 
 def restrict(theta, used, L, m):
     """theta restricted to the feature rows ``used`` (the inverse of :func:`expand`)."""
-    Wt, b, Ut, c = unpack(theta, L, m)
-    return np.concatenate([Wt[used].ravel(), b, Ut[used].ravel(), c])
+    Wt, b, U, c = unpack(theta, L, m)
+    return np.concatenate([Wt[used].ravel(), b, U[:, used].ravel(), c])
 
 
 def expand(theta_used, used, L, m):
     """The full theta over ``m`` features whose feature rows outside ``used`` are zero."""
     P = L * (L - 1) // 2
     full = np.zeros(L * m + L + P * m + P)
-    Wt, b, Ut, c = unpack(full, L, m)
+    Wt, b, U, c = unpack(full, L, m)
     Wu, bu, Uu, cu = unpack(theta_used, L, len(used))
-    Wt[used], b[:], Ut[used], c[:] = Wu, bu, Uu, cu
+    Wt[used], b[:], U[:, used], c[:] = Wu, bu, Uu, cu
     return full
 
 
@@ -327,7 +330,7 @@ def fit_pseudo_likelihood(X, Y, C, theta0=None, max_iter=500, edge_bias_penalty=
 def log_joint_chunks(X, theta, L, allY):
     """Yield (row slice, log P(y | x) for those rows and every row of ``allY``), in row chunks so
     at most about ``_CHUNK`` values are held at once."""
-    Wt, b, Ut, c = unpack(theta, L, X.shape[1])
+    Wt, b, U, c = unpack(theta, L, X.shape[1])
     I, J = pair_index(L)
     Yv = allY.astype(np.float64)
     pairs = Yv[:, I] * Yv[:, J]
@@ -335,7 +338,7 @@ def log_joint_chunks(X, theta, L, allY):
     for s in range(0, X.shape[0], step):
         rows = slice(s, min(s + step, X.shape[0]))
         A = np.asarray(X[rows] @ Wt) + b
-        E = np.asarray(X[rows] @ Ut) + c
+        E = np.asarray(X[rows] @ U.T) + c
         phi = A @ Yv.T + E @ pairs.T
         yield rows, phi - logsumexp(phi, axis=1, keepdims=True)
 
@@ -448,8 +451,8 @@ class PairwiseCRF(MultiLabelClassifier):
         else:
             self.C_ = float(self.C)
         theta, res = fit_pseudo_likelihood(X, Y, self.C_, None, self.max_iter, self.edge_bias_penalty)
-        Wt, b, Ut, c = unpack(theta, L, X.shape[1])
-        self.W_, self.b_, self.U_, self.c_ = Wt.T.copy(), b.copy(), Ut.T.copy(), c.copy()
+        Wt, b, U, c = unpack(theta, L, X.shape[1])
+        self.W_, self.b_, self.U_, self.c_ = Wt.T.copy(), b.copy(), U.copy(), c.copy()
         self.theta_ = theta
         self.pairs_ = pair_index(L)
         self.n_iter_ = max(1, int(res.nit))
