@@ -232,7 +232,7 @@ def conditional_logits(theta, X, Yf, I, J, blocks=None):
         blocks.edge_logits(logit, U, c)
         return logit
     P = len(I)
-    E = np.asarray(X @ U.T) + c                                    # (n, P) edge inputs
+    E = np.asarray(X @ U.T) + c                                  # (n, P) edge inputs
     # pair (i, j) adds y_j * E_ij to label i's logit and y_i * E_ij to label j's
     MI = np.zeros((P, L))
     MI[np.arange(P), I] = 1.0
@@ -275,13 +275,13 @@ def used_features(X):
 
 
 def restrict(theta, used, L, m):
-    """theta restricted to the feature rows ``used`` (the inverse of :func:`expand`)."""
+    """theta restricted to the features ``used`` (the inverse of :func:`expand`)."""
     Wt, b, U, c = unpack(theta, L, m)
     return np.concatenate([Wt[used].ravel(), b, U[:, used].ravel(), c])
 
 
 def expand(theta_used, used, L, m):
-    """The full theta over ``m`` features whose feature rows outside ``used`` are zero."""
+    """The full theta over ``m`` features, whose weights outside ``used`` are zero."""
     P = L * (L - 1) // 2
     full = np.zeros(L * m + L + P * m + P)
     Wt, b, U, c = unpack(full, L, m)
