@@ -352,6 +352,10 @@ def _bootstrap(spec, measure, Y, value, ctx):
                       spec.bootstrap, seed)
 
 
+#: what to do when ``<out>.predictions/`` cannot be written
+PREDICTIONS_HINT = "choose another --out or run without --save-predictions"
+
+
 def predictions_path(spec):
     """``<predictions dir>/<protocol>__<dataset>__<method>__<split>__s<seed>.npz``."""
     name = "__".join(str(p) for p in (spec.protocol, spec.dataset, spec.method, spec.split))
@@ -360,16 +364,16 @@ def predictions_path(spec):
 
 
 def save_predictions(spec, Y, pred, scores, joint, test_rows, labels_kept):
-    """Keep what the measures need, so they can be recomputed without refitting (atomic write)."""
+    """Keep what the measures need, so they can be recomputed without refitting (atomic write;
+    a write error is one line, :mod:`mlbench.fileio`)."""
+    from mlbench.fileio import atomic_write
+
     path = predictions_path(spec)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
     arrays = dict(Y_true=Y, predictions=pred, test_rows=np.asarray(test_rows),
                   labels_kept=np.asarray(labels_kept))
     if scores is not None:
         arrays["scores"] = scores
     if joint is not None:
         arrays["joint_log_proba"] = joint
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "wb") as fh:
-        np.savez_compressed(fh, **arrays)
-    os.replace(tmp, path)
+    atomic_write(path, lambda fh: np.savez_compressed(fh, **arrays), hint=PREDICTIONS_HINT,
+                 make_parents=True)

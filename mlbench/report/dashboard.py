@@ -68,13 +68,19 @@ show(document.querySelector('nav button').dataset.tab);
 
 
 def _svg(draw):
-    """The SVG ``draw(path)`` writes, made inline-safe (no prolog, namespaces or metadata)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "f.svg")
-        draw(path)
-        if not os.path.exists(path):
-            return ""
-        text = open(path, encoding="utf-8").read()
+    """The SVG ``draw(path)`` writes, made inline-safe (no prolog, namespaces or metadata).  The
+    file lives in a temporary folder of the system's (``TMPDIR``); that folder full or read-only is
+    one line."""
+    from mlbench.fileio import writing
+
+    with writing(tempfile.gettempdir(), "set TMPDIR to a writable folder"):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "f.svg")
+            draw(path)
+            if not os.path.exists(path):
+                return ""
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
     text = re.sub(r"<\?xml[^>]*\?>\s*", "", text)
     text = re.sub(r"<!DOCTYPE[^>]*>\s*", "", text)
     text = re.sub(r"<metadata>.*?</metadata>\s*", "", text, flags=re.S)

@@ -337,11 +337,12 @@ def test_a_cache_that_cannot_be_written_is_a_note_not_an_error(tmp_path, monkeyp
     import errno
 
     from mlbench.data import cache
+    from mlbench.fileio import write_error
 
     monkeypatch.setenv("MLBENCH_DATA", str(tmp_path / "data"))
 
     def full(root, ds):
-        raise OSError(errno.ENOSPC, "No space left on device")
+        raise write_error(root / "emotions.npz", OSError(errno.ENOSPC, "No space left on device"))
 
     monkeypatch.setattr(cache, "save", full)
     ds = load_dataset("emotions")
