@@ -128,6 +128,7 @@ def _download(url: str, f: FileEntry, dest: Path) -> Path:
     from mlbench.fileio import make_dirs, write_error
 
     make_dirs(dest.parent, DATA_HINT)
+    pooch.get_logger().setLevel("WARNING")   # the progress bar shows the download; an error is one line
     known = f"sha256:{f.sha256}" if f.sha256 else None
     store = pooch.create(path=dest.parent, base_url="", registry={dest.name: known},
                          urls={dest.name: url}, retry_if_failed=RETRIES)
