@@ -109,7 +109,7 @@ def main(argv=None):
     except KeyboardInterrupt:
         click.echo("mlbench: interrupted", err=True)
         sys.exit(130)
-    except BrokenPipeError:
+    except BrokenPipeError:      # stdout closed by a reader (| head): not ours to report as a file
         raise
     except OSError as exc:   # a last resort: every writer already reports its own errors
         import errno
