@@ -37,7 +37,8 @@ def shown(path):
 def write_error(path, exc, hint="choose another output file", advice=None):
     """The one-line :class:`WriteError` for the ``OSError`` ``exc`` met writing ``path``.
     ``hint`` says where else the user can write (``choose another --out``); ``advice``, when
-    given, replaces the whole remedy the errno would suggest."""
+    given, replaces the whole remedy the errno would suggest.  The error keeps ``exc`` as
+    ``os_error``."""
     code = errno.errorcode.get(exc.errno, "") if exc.errno else ""
     reason = " ".join(str(exc.strerror or exc).split()) + (f" ({code})" if code else "")
     if advice is not None:
@@ -52,7 +53,9 @@ def write_error(path, exc, hint="choose another output file", advice=None):
         advice = f"it is a folder: {hint}"
     else:
         advice = hint
-    return WriteError(f"cannot write {shown(path)}: {reason}; {advice}")
+    error = WriteError(f"cannot write {shown(path)}: {reason}; {advice}")
+    error.os_error = exc
+    return error
 
 
 @contextlib.contextmanager

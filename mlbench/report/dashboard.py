@@ -70,10 +70,11 @@ show(document.querySelector('nav button').dataset.tab);
 def _svg(draw):
     """The SVG ``draw(path)`` writes, made inline-safe (no prolog, namespaces or metadata).  The
     file lives in a temporary folder of the system's (``TMPDIR``); that folder full or read-only is
-    one line."""
-    from mlbench.fileio import writing
+    one line naming it."""
+    from mlbench.errors import WriteError
+    from mlbench.fileio import write_error
 
-    with writing(tempfile.gettempdir(), "set TMPDIR to a writable folder"):
+    try:
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "f.svg")
             draw(path)
@@ -81,6 +82,9 @@ def _svg(draw):
                 return ""
             with open(path, encoding="utf-8") as fh:
                 text = fh.read()
+    except (OSError, WriteError) as exc:
+        raise write_error(tempfile.gettempdir(), getattr(exc, "os_error", exc),
+                          "set TMPDIR to a writable folder") from None
     text = re.sub(r"<\?xml[^>]*\?>\s*", "", text)
     text = re.sub(r"<!DOCTYPE[^>]*>\s*", "", text)
     text = re.sub(r"<metadata>.*?</metadata>\s*", "", text, flags=re.S)

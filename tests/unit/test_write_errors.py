@@ -347,7 +347,8 @@ def test_the_dashboards_figures_in_a_full_or_read_only_tmpdir(kind, results, cli
     monkeypatch.setattr(tempfile, "tempdir", str(tmp))
     out = tmp_path / "t.html"
     code, _, err = cli(["report", results, "--format", "html", "-o", out])
-    one_line(code, err, tmp, kind)
+    one_line(code, err, f"{tmp}:", kind)
+    assert "set TMPDIR to a writable folder" in err
     assert not out.exists() and not temp_files(tmp_path)
 
 
