@@ -324,10 +324,12 @@ def _run(spec, dataset, row, extra):
     if problems:
         extra["metric_errors"] = problems
     if boot:
-        from mlbench.stats.bootstrap import encode, percentile_interval
+        from mlbench.stats.bootstrap import bc_interval, decode, encode, stored_error
 
+        # from the stored (float16) replicates, as every reader computes it
         extra["bootstrap"] = {"B": spec.bootstrap,
-                              "ci95": {k: [round(x, 6) for x in percentile_interval(v)]
+                              "ci95": {k: [round(x, 6) for x in bc_interval(
+                                  decode(encode(v)), row[k], tie=stored_error(row[k])) or ()]
                                        for k, v in boot.items()},
                               "replicates": {k: encode(v) for k, v in boot.items()}}
     info = getattr(est, "fit_info_", None)
