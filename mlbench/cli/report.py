@@ -26,7 +26,8 @@ STATS_CHOICES = ("friedman", "wilcoxon", "ttest", "corrected-ttest", "bayes", "a
               help="Draw a critical-difference diagram (FILE.png or FILE.svg; one per metric).")
 @click.option("--cd-test", type=click.Choice(["nemenyi", "bonferroni-dunn"]), default="nemenyi",
               show_default=True, help="Post-hoc test of the CD diagram.")
-@click.option("--protocol", default=None, help="Use only rows of this protocol (when files mix several).")
+@click.option("--protocol", default=None, help="Use only rows of this protocol (when files mix several); a "
+              "protocol YAML file also gives the main methods and variants.")
 @click.option("--rope", default=None, type=float, help="Half-width of the rope of --stats bayes (default 0.01).")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of --stats bayes sampling.")
 @click.option("--methods", "-m", default=None,

@@ -11,6 +11,12 @@ override the registered defaults for this protocol, and ``id`` (default: the nam
 results' ``method`` column says, so one method can appear twice with different parameters.
 The entry ``all`` stands for every registered method; the other entries then only set the
 parameters of the methods they name (the ``quick`` protocol uses this to make slow methods smaller).
+
+Main methods and variants: a method entry may carry ``variant_of: PARENT`` (an ablation or an
+alternative reading of the method ``PARENT`` of the same protocol), and the protocol-level mapping
+``variants: {ID: PARENT}`` names variants that another protocol file of the same name runs (the
+ablation files of ``results/papers``, whose rows join the paper's grid).  Reports compare the main
+methods (the paper's table) and pair each variant with its parent on the datasets it ran on.
 """
 from __future__ import annotations
 
@@ -26,10 +32,10 @@ from mlbench.errors import ConfigError
 
 HERE = Path(__file__).parent
 KEYS = {"name", "paper", "description", "split", "seed", "preprocess", "metrics", "datasets",
-        "methods", "control", "stats", "style", "notes", "measure_from", "bootstrap"}
+        "methods", "control", "stats", "style", "notes", "measure_from", "bootstrap", "variants"}
 REQUIRED = {"name", "split", "metrics"}
 SPLIT_KEYS = {"scheme", "train_fraction", "repeats", "folds", "validation_fraction", "stratify"}
-METHOD_KEYS = {"name", "params", "id"}
+METHOD_KEYS = {"name", "params", "id", "variant_of"}
 
 
 @dataclass(frozen=True)
@@ -39,6 +45,8 @@ class MethodEntry:
     name: str
     params: dict = field(default_factory=dict)
     id: str = ""
+    #: the label of the method this one is a variant of (ablation, alternative reading), or ""
+    variant_of: str = ""
 
     @property
     def label(self):
@@ -65,6 +73,13 @@ class Protocol:
     measure_from: dict = field(default_factory=dict)
     #: test-row bootstrap of each cell (:mod:`mlbench.stats.bootstrap`): replicates, 0 = none
     bootstrap: int = 0
+    #: variant label -> parent label: the ``variant_of`` entries and the ``variants`` mapping
+    variants: dict = field(default_factory=dict)
+
+    @property
+    def main_methods(self):
+        """The labels of the methods the paper's table compares (every entry but the variants)."""
+        return tuple(e.label for e in self.methods if e.label not in self.variants and e.name != "all")
 
     def with_overrides(self, *, repeats=None, seed=None):
         """A copy with another number of repeats and/or base seed (``mlbench run --repeats/--seed``)."""
@@ -139,7 +154,10 @@ def _method_entry(item, where):
     if not isinstance(params, dict):
         raise ConfigError(f"{where}: params of method {item['name']!r} must be a mapping")
     _names_only(params, f"params of method {item['name']!r}", where)
-    return MethodEntry(item["name"], dict(params), str(item.get("id") or ""))
+    parent = item.get("variant_of") or ""
+    if not isinstance(parent, str):
+        raise ConfigError(f"{where}: variant_of of method {item['name']!r} must be a method label")
+    return MethodEntry(item["name"], dict(params), str(item.get("id") or ""), parent)
 
 
 def _split(value, where):
@@ -220,14 +238,41 @@ def parse_protocol(data, where="protocol"):
         raise ConfigError(f"{where}: control must be a method name")
     if control is not None and control not in labels and control not in measure_from:
         raise ConfigError(f"{where}: control {control!r} is not one of the protocol's methods")
+    variants = _variants(data.get("variants"), entries, set(labels) | set(measure_from), where)
     return Protocol(
         name=data["name"], split=_split(data["split"], where), metrics=metrics, paper=paper,
         description=data.get("description", ""), seed=seed, preprocess=tuple(steps),
         datasets=_str_list(data.get("datasets"), "datasets", where), methods=entries,
         control=control, stats=_str_list(data.get("stats"), "stats", where),
         style=data.get("style", "plain"), notes=data.get("notes", ""), measure_from=measure_from,
-        bootstrap=bootstrap,
+        bootstrap=bootstrap, variants=variants,
     )
+
+
+def _variants(value, entries, labels, where):
+    """``{variant: parent}`` from the entries' ``variant_of`` and the ``variants`` mapping; every
+    parent must be a main method of the protocol, and no variant may be a parent."""
+    if value is None:
+        value = {}
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise ConfigError(f"{where}: variants must be a mapping {{VARIANT: PARENT}} of method labels")
+    _names_only(value, "variants", where)
+    out = {}
+    for e in entries:
+        if e.variant_of:
+            out[e.label] = e.variant_of
+    for v, parent in value.items():
+        if v in out and out[v] != parent:
+            raise ConfigError(f"{where}: variant {v!r} has two parents ({out[v]!r}, {parent!r})")
+        out[v] = parent
+    for v, parent in out.items():
+        if parent == v or parent not in labels:
+            raise ConfigError(f"{where}: variant {v!r} names parent {parent!r}, which is not one of "
+                              "the protocol's methods")
+        if parent in out:
+            raise ConfigError(f"{where}: variant {v!r} names parent {parent!r}, itself a variant "
+                              "(a parent must be a main method)")
+    return out
 
 
 def _bootstrap(value, where):
