@@ -466,7 +466,7 @@ def missing_notes(missing, partial, n_datasets, dropped=None):
                 parts.append(f"no value on any of the {k} datasets ({next(iter(by_method[m]))})")
             else:
                 parts.append(f"no value on {k} of {n_datasets} datasets (" + "; ".join(
-                    f"{why}: {_listing(ds)}" for why, ds in by_method[m].items()) + ")")
+                    f"{_listing(ds)}: {why}" for why, ds in by_method[m].items()) + ")")
         if m in short:
             parts.append(f"fewer splits on {len(short[m])} dataset(s) ({_listing(short[m])} splits)")
         line = f"{'missing' if m in by_method else 'incomplete'}: {m} has " + "; ".join(parts) \
