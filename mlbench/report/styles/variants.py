@@ -26,7 +26,7 @@ def variants_table(analysis, title=None):
     test = analysis.split_test_name
     t = Table("variants", title or "Variants against their parent: parent − variant (mean over the "
               "splits of the datasets the variant ran on); ∗/⊛: parent significantly better/worse",
-              ["Variant (parent)"] + ran + ["#win/#tie/#loss"])
+              ["Variant", "parent"] + ran + ["#win/#tie/#loss"])
     for k in range(len(analysis.metrics)):
         for va in analysis.variants:
             ma = va.metrics[k]
@@ -39,7 +39,7 @@ def variants_table(analysis, title=None):
                 cells.append(Cell("—") if not np.isfinite(diff) else
                              Cell(f"{diff:+.4f}", float(diff), marker=MARK[ma.split_marker(d, va.variant)]))
             w, ti, lo = ma.wtl.get(va.variant, [0, 0, 0])
-            t.rows.append(Row(f"{va.variant} ({va.parent})", cells + [Cell(f"{w}/{ti}/{lo}")],
+            t.rows.append(Row(va.variant, [Cell(va.parent)] + cells + [Cell(f"{w}/{ti}/{lo}")],
                               group=f"{ma.display} {arrow(ma)}"))
     t.notes.append(f"∗/⊛ and #win/#tie/#loss: the parent against the variant, {test} across splits "
                    f"at α = {analysis.alpha:g}; a positive difference means a higher parent mean; "
