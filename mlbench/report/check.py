@@ -113,7 +113,8 @@ def check_comparable(results, reference, name="the reference"):
         sizes = [f.groupby(key)[["n_train", "n_test"]].first() for f in (reference.frame, results.frame)]
         both = sizes[0].merge(sizes[1], left_index=True, right_index=True,
                               suffixes=("_ref", "_new")).dropna()
-        differ = both[(both["n_train_ref"] != both["n_train_new"]) | (both["n_test_ref"] != both["n_test_new"])]
+        differ = both[(both["n_train_ref"] != both["n_train_new"])
+                      | (both["n_test_ref"] != both["n_test_new"])]
         if len(differ):
             (d, sp), r = next(iter(differ.iterrows()))
             why = (f"{d} {sp} with {int(r.n_train_ref)} training / {int(r.n_test_ref)} test rows, the "

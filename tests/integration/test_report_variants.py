@@ -122,3 +122,24 @@ def test_paper_grids_compare_their_main_methods_on_every_dataset(csv, protocol):
     if variants:
         assert any(ln.startswith(("Variants against their parent", "What the learned graph adds"))
                    for ln in lines)
+
+
+def test_variants_of_several_parents_get_a_parent_column(grid):
+    from mlbench.report.analysis import analyse
+    from mlbench.report.results import load_results
+    from mlbench.report.styles import build_tables
+
+    csv, _ = grid
+    df = pd.read_csv(csv)
+    extra = df[(df.method == "c") & df.dataset.isin(["d3"])].assign(method="c-slow")
+    extra["macro_f1"] -= 0.2
+    pd.concat([df, extra]).to_csv(csv, index=False)
+    an = analyse(load_results([csv]), control="a", stats=["ttest"],
+                 variants={"b-fast": "b", "c-slow": "c"})
+    (table,) = [t for t in build_tables(an, "mc") if t.key == "variants"]
+    assert table.columns == ["Variant", "parent", "d0", "d1", "d3", "#win/#tie/#loss"]
+    rows = {r.label: r for r in table.rows}
+    assert [c.text for c in rows["c-slow"].cells[:3]] == ["c", "·", "·"]
+    assert rows["c-slow"].cells[3].value == pytest.approx(0.2, abs=0.005)
+    assert rows["c-slow"].cells[3].marker == "∗" and rows["c-slow"].cells[-1].text == "1/0/0"
+    assert rows["b-fast"].cells[3].text == "·"

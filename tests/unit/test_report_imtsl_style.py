@@ -46,12 +46,11 @@ def test_rp_ranks_the_papers_methods_only(tmp_path):
 def test_ablation_table_gives_the_paired_difference_and_its_test(tmp_path):
     graph = next(t for t in build_tables(_analysis(tmp_path, list(OFFSETS)), "imtsl") if t.key == "variants")
     assert graph.title.startswith("What the learned graph adds")
-    assert graph.columns == ["Variant", "parent", "d0", "d1", "d2", "#win/#tie/#loss"]
+    assert graph.columns == ["Variant", "d0", "d1", "d2", "#win/#tie/#loss"]   # one parent: no column
     empty = _row(graph, "imtsl-empty")
-    assert empty.cells[0].text == "imtsl"
-    assert empty.cells[1].value == pytest.approx(0.15, abs=0.01) and empty.cells[1].marker == "∗"
+    assert empty.cells[0].value == pytest.approx(0.15, abs=0.01) and empty.cells[0].marker == "∗"
     assert empty.cells[-1].text == "3/0/0"
-    assert _row(graph, "imtsl-random").cells[1].value == pytest.approx(0.0, abs=0.01)
+    assert _row(graph, "imtsl-random").cells[0].value == pytest.approx(0.0, abs=0.01)
 
 
 def test_rp_matches_the_definition_on_the_means(tmp_path):
