@@ -207,10 +207,11 @@ def _only(results, methods, datasets=None):
 
 def split_variants(results, variants):
     """``(main results, {variant: parent})``: the variants of ``variants`` present in the results
-    with their parent, and the results without them."""
+    with their parent, and the results without them.  When fewer than two main methods would be
+    left (``-m mc,mc-cap10``), nothing is split off: the chosen methods are compared as they are."""
     methods = results.methods
     present = {v: p for v, p in (variants or {}).items() if v in methods and p in methods and v != p}
-    if not present:
+    if not present or len(methods) - len(present) < 2:
         return results, {}
     return _only(results, [m for m in methods if m not in present]), present
 

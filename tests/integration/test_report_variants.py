@@ -143,3 +143,11 @@ def test_variants_of_several_parents_get_a_parent_column(grid):
     assert rows["c-slow"].cells[3].value == pytest.approx(0.2, abs=0.005)
     assert rows["c-slow"].cells[3].marker == "∗" and rows["c-slow"].cells[-1].text == "1/0/0"
     assert rows["b-fast"].cells[3].text == "·"
+
+
+def test_a_variant_and_its_parent_alone_are_compared_directly(grid, cli):
+    csv, proto = grid
+    code, out, err = cli(["report", csv, "--protocol", proto, "-m", "b,b-fast", "--format", "json"])
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["metrics"]["macro_f1"]["methods"] == ["b", "b-fast"] and doc["variants"] == []
