@@ -92,6 +92,14 @@ def _seeds(results):
             for v in frame["seed"].dropna().unique()}
 
 
+def _show(name):
+    """A name from a results file as a message shows it: quoted with escapes unless it is plain."""
+    import re
+
+    text = str(name)
+    return text if re.fullmatch(r"[\w.+-]{1,80}", text) else repr(text[:80])
+
+
 def check_comparable(results, reference, name="the reference"):
     """Raise :class:`ConfigError` (one line) when ``reference`` was run under another protocol,
     split rule or base seed than ``results``: its numbers come from other splits."""
@@ -101,12 +109,14 @@ def check_comparable(results, reference, name="the reference"):
     if why is None:
         a, b = _seeds(reference), _seeds(results)
         if a and b and a != b:
-            why = f"seed {', '.join(sorted(a))}, the results {', '.join(sorted(b))}"
+            why = (f"seed {', '.join(map(_show, sorted(a)))}, the results "
+                   f"{', '.join(map(_show, sorted(b)))}")
     if why is None:
         a = {_scheme(x) for x in reference.frame["split"]}
         b = {_scheme(x) for x in results.frame["split"]}
         if a and b and a != b:
-            why = f"split scheme {', '.join(sorted(a))}, the results {', '.join(sorted(b))}"
+            why = (f"split scheme {', '.join(map(_show, sorted(a)))}, the results "
+                   f"{', '.join(map(_show, sorted(b)))}")
     if why is None and all(c in f.columns for f in (results.frame, reference.frame)
                            for c in ("n_train", "n_test")):
         key = ["dataset", "split"]
@@ -117,8 +127,9 @@ def check_comparable(results, reference, name="the reference"):
                       | (both["n_test_ref"] != both["n_test_new"])]
         if len(differ):
             (d, sp), r = next(iter(differ.iterrows()))
-            why = (f"{d} {sp} with {int(r.n_train_ref)} training / {int(r.n_test_ref)} test rows, the "
-                   f"results {int(r.n_train_new)} / {int(r.n_test_new)} (another split rule)")
+            why = (f"{_show(d)} {_show(sp)} with {int(r.n_train_ref)} training / "
+                   f"{int(r.n_test_ref)} test rows, the results {int(r.n_train_new)} / "
+                   f"{int(r.n_test_new)} (another split rule)")
     if why is not None:
         raise ConfigError(f"{name} is not comparable: it has {why}; check against a reference of the "
                           "same protocol, splits and seed")

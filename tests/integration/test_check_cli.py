@@ -151,3 +151,10 @@ def test_a_foreign_reference_is_refused(reference, tmp_path, cli, change, messag
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1
     assert f"reference {reference} is not comparable: it has {message}" in err
+
+
+def test_a_foreign_name_is_shown_escaped(reference, tmp_path, cli):
+    df = pd.read_csv(reference)
+    df["split"] = "\x1b[31mkfold-" + df["split"]
+    code, _, err = cli(["check", write(tmp_path, df), "--against", reference])
+    assert code == 2 and "\x1b" not in err and "'\\x1b[31mkfold'" in err
