@@ -107,3 +107,17 @@ def test_plain_strips_every_kind_of_sequence():
     assert plain("x\x1b(0y\x1b7z") == "xyz"                            # charset, save cursor
     assert plain("a\tb\nc\rd\x00e\x7f\u202ef") == "a b c de" + "f"
     assert plain("x\x1b") == "x" and plain("x\x1b[") == "x"           # truncated
+
+
+def test_check_lines_and_junit_carry_no_control_sequence():
+    import xml.dom.minidom
+
+    from mlbench.report.check import CheckResult, Difference, annotation, describe, junit_xml
+
+    d = Difference(DATASETS[0], METHODS[3] + METHODS[4], "macro_f1", 0.8, 0.7, 0.1)
+    lines = [describe(d, 0.02), annotation(d, 0.02, "new.csv")]
+    xml_text = junit_xml(CheckResult(regressions=[d], compared=1, cases=[d]), 0.02, {})
+    for text in lines + [xml_text]:
+        assert not any(ch in text for ch in CONTROL)
+    assert "osclink" in lines[0]
+    xml.dom.minidom.parseString(xml_text)          # still well-formed XML
