@@ -120,7 +120,7 @@ def same_params(recorded, params, neutral):
         return True
     try:
         a, b = json.loads(recorded), json.loads(params)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return False
     if not (isinstance(a, dict) and isinstance(b, dict) and neutral):
         return False

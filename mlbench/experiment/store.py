@@ -88,7 +88,7 @@ def canonical_params(text):
     """``text`` (a ``params`` cell) re-serialised with sorted keys and no layout differences."""
     try:
         return json.dumps(json.loads(text), sort_keys=True)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):   # RecursionError: hostile, deeply nested
         return text or ""
 
 
@@ -97,7 +97,7 @@ def _data_spec_of(extra):
         return ""
     try:
         value = json.loads(extra)
-    except ValueError:
+    except (ValueError, RecursionError):
         return ""
     return str(value.get("data_spec", "")) if isinstance(value, dict) else ""
 

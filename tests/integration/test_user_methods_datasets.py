@@ -250,7 +250,7 @@ def test_check_method_for_method_authors(workdir):
         sys.path.remove(str(workdir))
     found = check_method(my_methods.MyClf())
     assert found["scores"] == "decision_function" and found["random_state"]
-    with pytest.raises(AssertionError, match="WrongShape.predict gave shape"):
+    with pytest.raises(AssertionError, match="WrongShape: predict has shape"):
         check_method(my_methods.WrongShape())
     with pytest.raises(AssertionError, match="no fit"):
         check_method(my_methods.NotAnEstimator())
