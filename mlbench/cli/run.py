@@ -134,6 +134,13 @@ def command(protocol, methods, datasets, repeats, seed, jobs, out, timeout, cpu_
         from mlbench.protocols import load_protocol
 
         out = options["out"] = os.path.join("results", f"{load_protocol(protocol).name}.csv")
+    import signal
+
+    def _terminate(signum, frame):
+        # SIGTERM/SIGHUP end the run as Ctrl-C does: every running cell's processes are killed
+        raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, _terminate) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:
         report = run_grid(protocol, executor=executor, timeout=timeout, cpu_time=cpu_time,
                           max_memory=max_memory, scheduler=scheduler, retries=retries,
@@ -143,6 +150,9 @@ def command(protocol, methods, datasets, repeats, seed, jobs, out, timeout, cpu_
         click.echo(f"mlbench: interrupted; finished cells are in {out}; run the same command "
                    "again to resume", err=True)
         raise SystemExit(130) from None
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     for name, why in report.skipped_datasets.items():
         click.echo(f"skipped dataset {name}: {why}", err=True)
     if report.skipped_methods:

@@ -258,10 +258,11 @@ def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeou
         display = progress(len(todo), report.skipped, jobs) if progress else None
         if display is not None:
             display.__enter__()
+        results = executor.run(todo, loaded.__getitem__,
+                               on_start=display.started if display else (lambda s: None),
+                               on_tick=display.refresh if display else None)
         try:
-            for spec, row in executor.run(todo, loaded.__getitem__,
-                                          on_start=display.started if display else (lambda s: None),
-                                          on_tick=display.refresh if display else None):
+            for spec, row in results:
                 store.append(row)
                 report.ran += 1
                 report.statuses[row["status"]] = report.statuses.get(row["status"], 0) + 1
@@ -269,6 +270,8 @@ def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeou
                 if display is not None:
                     display.finished(spec, row)
         finally:
+            if hasattr(results, "close"):   # an interrupted run: the executor stops its cells now
+                results.close()
             if display is not None:
                 display.__exit__(None, None, None)
         keys = {c.key for c in cells}
