@@ -33,6 +33,7 @@ import numpy as np
 
 from mlbench.errors import ConfigError, DataError
 from mlbench.seeds import derive_rng
+from mlbench.tempfiles import removed_on_failure
 
 SCHEMES = ("holdout", "kfold", "given")
 STRATIFY = ("none", "iterative")
@@ -233,9 +234,10 @@ def save_splits(path, splits, meta=None):
     path = os.fspath(path)
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "wb") as fh:
-        np.savez_compressed(fh, **arrays)
-    os.replace(tmp, path)
+    with removed_on_failure(tmp):
+        with open(tmp, "wb") as fh:
+            np.savez_compressed(fh, **arrays)
+        os.replace(tmp, path)
 
 
 def load_splits(path):

@@ -51,6 +51,7 @@ from mlbench.experiment.columns import COLUMNS
 from mlbench.experiment.proctree import ChildUsage
 from mlbench.methods.base import recorded_base_params
 from mlbench.seeds import derive_seed
+from mlbench.tempfiles import removed_on_failure
 
 STATUSES = ("ok", "error", "timeout", "lost", "memory")
 
@@ -374,6 +375,7 @@ def save_predictions(spec, Y, pred, scores, joint, test_rows, labels_kept):
     if joint is not None:
         arrays["joint_log_proba"] = joint
     tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "wb") as fh:
-        np.savez_compressed(fh, **arrays)
-    os.replace(tmp, path)
+    with removed_on_failure(tmp):
+        with open(tmp, "wb") as fh:
+            np.savez_compressed(fh, **arrays)
+        os.replace(tmp, path)
