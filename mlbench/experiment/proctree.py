@@ -141,8 +141,9 @@ class CellTree:
     """The processes of one cell: its process ``pid`` (a process group and session leader) and
     every descendant seen so far."""
 
-    def __init__(self, pid):
+    def __init__(self, pid, owner=None):
         self.pid = pid
+        self.owner = owner       # who started the cell (a run's id on a shared Dask worker)
         try:
             self.root = psutil.Process(pid)
         except psutil.Error:
@@ -203,9 +204,13 @@ class CellTree:
 
 
 @atexit.register
-def _kill_live_trees():
-    for tree in list(_LIVE):
+def kill_cells(owner=None):
+    """Kill the trees of the cells still running in this process (those of ``owner`` only, when
+    given); how many.  Run at exit, and by an interrupted Dask run on each of its workers."""
+    trees = [tree for tree in list(_LIVE) if owner is None or tree.owner == owner]
+    for tree in trees:
         tree.kill()
+    return len(trees)
 
 
 def kill_descendants(reap_seconds=2.0):

@@ -128,8 +128,10 @@ def _child_main(spec, dataset, wfd, threads, cpu_time=None):
     os.close(wfd)
 
 
-def run_supervised(spec, dataset, timeout=None, max_memory=None, threads=1, poll=0.1, cpu_time=None):
-    """The row of ``spec`` on ``dataset``, run in a killable child; see the module doc."""
+def run_supervised(spec, dataset, timeout=None, max_memory=None, threads=1, poll=0.1, cpu_time=None,
+                   owner=None):
+    """The row of ``spec`` on ``dataset``, run in a killable child; see the module doc.  ``owner``
+    tags the cell's process tree (:func:`mlbench.experiment.proctree.kill_cells`)."""
     rfd, wfd = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never return into the caller's code
@@ -142,7 +144,7 @@ def run_supervised(spec, dataset, timeout=None, max_memory=None, threads=1, poll
         finally:
             os._exit(code)
     os.close(wfd)
-    tree = CellTree(pid)
+    tree = CellTree(pid, owner)
     start = time.monotonic()
     chunks, status, used, ended = [], None, 0, False
     try:

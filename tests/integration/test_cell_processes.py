@@ -211,3 +211,33 @@ def test_run_piped_into_tail_does_not_hang(leaky, tmp_path):
     assert proc.returncode == 0, err
     assert len(leaky.pids()) == 6
     assert_all_gone(leaky.pids(), within=0)
+
+
+def test_dask_cells_own_their_processes_too(leaky, tmp_path):
+    """On a Dask worker the cell runs in a supervised child: the same ownership holds there."""
+    pytest.importorskip("distributed")
+    from mlbench.experiment.dask_executor import DaskExecutor
+
+    out = tmp_path / "r.csv"
+    run_experiment(t.protocol(split={"scheme": "holdout", "repeats": 2}),
+                   methods=[leaky(modes="sleep,daemon"), leaky(modes="sleep,daemon", stay=60.0)],
+                   out=out, loader=t.loader, executor=DaskExecutor(workers=2, timeout=3))
+    df = pd.read_csv(out)
+    assert sorted(df.status) == ["ok", "ok", "timeout", "timeout"]
+    assert len(leaky.pids()) == 8
+    assert_all_gone(leaky.pids())
+
+
+def test_an_interrupted_dask_run_kills_its_cells_trees_on_the_workers(leaky, tmp_path):
+    pytest.importorskip("distributed")
+    from mlbench.experiment.dask_executor import DaskExecutor
+
+    spec, ds = one_cell(leaky(modes="sleep,daemon", stay=120.0))
+
+    def tick():
+        if len(leaky.pids()) == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        list(DaskExecutor(workers=1).run([spec], lambda name: ds, on_tick=tick))
+    assert_all_gone(leaky.pids())
