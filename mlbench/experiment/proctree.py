@@ -245,11 +245,12 @@ def kill_descendants(reap_seconds=2.0):
 class ChildUsage:
     """In a cell's process: memory and CPU of the processes it starts, for its row.
 
-    A thread samples the private memory of the descendants started since ``__enter__`` every
-    ``interval`` seconds; :attr:`peak_mb` is the highest total seen, at least the peak resident
-    set of the largest child already reaped (``getrusage``), so a child too short-lived for a
-    sample still counts.  :meth:`cpu` is the CPU seconds those processes have used so far (reaped
-    ones through ``RUSAGE_CHILDREN``, live ones read from ``/proc``).
+    A thread samples the private memory (USS) of the descendants started since ``__enter__``
+    every ``interval`` seconds; :attr:`peak_mb` is the highest total seen (a child that lives
+    less than ``interval`` may be missed: the peak resident set ``getrusage`` keeps of reaped
+    children is no substitute, as a forked child's counts every page it shares with the driver).
+    :meth:`cpu` is the CPU seconds those processes have used so far (reaped ones through
+    ``RUSAGE_CHILDREN``, live ones read from ``/proc``).
     """
 
     def __init__(self, interval=0.2):
@@ -301,10 +302,7 @@ class ChildUsage:
 
     @property
     def peak_mb(self):
-        ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-        # ru_maxrss: kilobytes on Linux; only a child reaped during the cell can raise it
-        reaped = ru.ru_maxrss * 1024 if ru.ru_maxrss > self._ru0.ru_maxrss else 0
-        return max(self.peak, reaped) / 2**20
+        return self.peak / 2**20
 
     def __exit__(self, *exc):
         self._stop.set()

@@ -75,11 +75,11 @@ def cpu_limit_row(spec, cpu_time, signum, sha):
     None when the signal was something else."""
     if cpu_time is None or signum not in (signal.SIGXCPU, signal.SIGKILL):
         return None
-    return failure_row(spec, "timeout", f"CpuTimeLimit: stopped after {cpu_time:g} CPU seconds", sha)
+    return cpu_tree_row(spec, cpu_time, sha)
 
 
 def cpu_tree_row(spec, cpu_time, sha):
-    """The row of a cell whose process tree used more than ``cpu_time`` CPU seconds."""
+    """The row of a cell whose processes used more than ``cpu_time`` CPU seconds."""
     return failure_row(spec, "timeout", f"CpuTimeLimit: stopped after {cpu_time:g} CPU seconds", sha)
 
 
