@@ -203,6 +203,10 @@ class CellTree:
         _LIVE.discard(self)
 
 
+# a forked cell must not inherit (and at its exit kill) the trees of the cells running beside it
+os.register_at_fork(after_in_child=_LIVE.clear)
+
+
 @atexit.register
 def kill_cells(owner=None):
     """Kill the trees of the cells still running in this process (those of ``owner`` only, when
