@@ -152,7 +152,8 @@ class CellTree:
         _LIVE.add(self)
 
     def refresh(self):
-        """Remember the descendants the cell has now; forget those that ended."""
+        """Remember the descendants the cell has now; forget those that are gone (a zombie, not
+        yet reaped, stays: its CPU seconds reach its parent's count only when it is reaped)."""
         for pid in descendants(self.pid):
             if pid not in self.known:
                 try:
@@ -160,11 +161,7 @@ class CellTree:
                 except psutil.Error:
                     pass
         for pid, proc in list(self.known.items()):
-            try:
-                gone = proc.status() == psutil.STATUS_ZOMBIE
-            except psutil.Error:
-                gone = True
-            if gone or not proc.is_running():
+            if not proc.is_running():
                 del self.known[pid]
 
     def memory(self):

@@ -32,9 +32,10 @@ LEAKY = textwrap.dedent('''
 
     HELPER = """
     import os, sys, time
-    mode, piddir, mb, hold, spin = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
+    mode, piddir, mb, hold, spin, token = (sys.argv[1], sys.argv[2], int(sys.argv[3]),
+                                           float(sys.argv[4]), float(sys.argv[5]), sys.argv[6])
     def mark():
-        with open(os.path.join(piddir, str(os.getpid())), "w") as fh:
+        with open(os.path.join(piddir, f"{token}-{os.getpid()}"), "w") as fh:
             fh.write(mode)
     if mode == "daemon":
         if os.fork():
@@ -63,12 +64,12 @@ LEAKY = textwrap.dedent('''
 
         def fit(self, X, Y):
             X, Y = self._validate_fit(X, Y)
-            for mode in self.modes.split(","):
-                before = set(os.listdir(self.piddir))
+            for i, mode in enumerate(self.modes.split(",")):
+                token = f"{os.getpid()}.{i}"
                 p = subprocess.Popen([sys.executable, "-c", HELPER, mode, self.piddir,
-                                      str(self.mb), str(self.hold), str(self.spin)])
+                                      str(self.mb), str(self.hold), str(self.spin), token])
                 if mode in ("sleep", "daemon"):      # leaked: only wait until it is running
-                    while set(os.listdir(self.piddir)) == before:
+                    while not any(n.startswith(token + "-") for n in os.listdir(self.piddir)):
                         time.sleep(0.02)
                     if mode == "daemon":
                         p.wait()
@@ -96,7 +97,7 @@ def leaky(tmp_path):
         params.setdefault("piddir", str(piddir))
         return f"{path}:Leaky({', '.join(f'{k}={v!r}' for k, v in params.items())})"
 
-    spec.pids = lambda: [int(p) for p in os.listdir(piddir)]
+    spec.pids = lambda: [int(p.rsplit("-", 1)[1]) for p in os.listdir(piddir)]
     spec.piddir = piddir
     return spec
 
