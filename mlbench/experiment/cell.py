@@ -27,9 +27,10 @@ Peak memory (``peak_memory_mb``): the growth of the process's peak resident set 
 On Linux the kernel's peak counter is reset first (``/proc/self/clear_refs``, value 5), so the figure
 is ``VmHWM`` at the end minus ``VmRSS`` at the start; it counts every allocation (NumPy, BLAS, C
 extensions), not only Python objects.  Where that is unavailable, the resident-set growth measured
-by psutil at the end of the cell is used (a lower bound).  The processes the cell starts add the
-peak of their private memory, sampled every 0.2 s (:class:`~mlbench.experiment.proctree.ChildUsage`),
-and ``cpu_seconds`` includes their CPU time.
+by psutil at the end of the cell is used (a lower bound).  The executors add the peak private
+memory of the processes the cell started (sampled every poll,
+:attr:`~mlbench.experiment.proctree.CellTree.children_peak`); ``cpu_seconds`` includes their CPU
+time (:class:`~mlbench.experiment.proctree.ChildCpu`).
 """
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ import mlbench
 from mlbench.data.preprocess import Pipeline, take_rows
 from mlbench.data.splits import get_split
 from mlbench.experiment.columns import COLUMNS
-from mlbench.experiment.proctree import ChildUsage
+from mlbench.experiment.proctree import ChildCpu
 from mlbench.methods.base import recorded_base_params
 from mlbench.seeds import derive_seed
 from mlbench.tempfiles import removed_on_failure
@@ -241,9 +242,10 @@ def run_cell(spec, dataset):
     extra = {}
     caught = CapturedWarnings()
     try:
-        with PeakMemory() as mem, ChildUsage() as kids, caught:
-            _run(spec, dataset, row, extra, clock=lambda: time.process_time() + kids.cpu())
-        row["peak_memory_mb"] = round(mem.mb + kids.peak_mb, 3)
+        kids = ChildCpu()
+        with PeakMemory() as mem, caught:
+            _run(spec, dataset, row, extra, clock=lambda: time.process_time() + kids())
+        row["peak_memory_mb"] = round(mem.mb, 3)
         row["status"] = "ok"
     except Exception as exc:  # the method (or its data) failed: record it and let the run go on
         row["status"] = "error"

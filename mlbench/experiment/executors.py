@@ -30,7 +30,7 @@ from mlbench.errors import ConfigError
 from mlbench.experiment.cell import CELL_JOBS_ENV, describe_exception, failure_row, run_cell
 from mlbench.experiment.proctree import CellTree, become_cell_leader, kill_descendants
 from mlbench.experiment.supervise import (_die_with_parent, cpu_limit_row, cpu_tree_row, limit_cpu,
-                                          memory_row, over_limits)
+                                          memory_row, over_limits, with_children_memory)
 
 
 def _child(spec, dataset, conn, threads, cpu_time=None, cell_jobs=1):
@@ -126,7 +126,7 @@ class LocalExecutor:
                 for conn in ready:
                     proc = running[conn][0]
                     try:
-                        row = conn.recv()
+                        row = with_children_memory(conn.recv(), running[conn][4])
                     except (EOFError, OSError):
                         row = None
                         proc.join(5)     # it is ending: let it tell how before its tree is killed

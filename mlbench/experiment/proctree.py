@@ -14,8 +14,9 @@ workers).  Each cell's process therefore
 The supervisor of a cell (the driver's :class:`~mlbench.experiment.executors.LocalExecutor`, or
 :func:`~mlbench.experiment.supervise.run_supervised` on a Dask worker) keeps a :class:`CellTree`:
 every poll it lists the cell's descendants (remembering each as a :class:`psutil.Process`, which
-knows its start time, so a reused pid is never mistaken for it) and, with ``--max-memory`` or
-``--cpu-time``, sums memory and CPU over the whole tree.  When the cell ends, times out, is
+knows its start time, so a reused pid is never mistaken for it) and their private memory (its peak
+goes into the row's ``peak_memory_mb``) and, with ``--max-memory`` or ``--cpu-time``, sums memory
+and CPU over the whole tree.  When the cell ends, times out, is
 stopped by a limit, or the run is interrupted, :meth:`CellTree.kill` stops the tree (SIGSTOP, so
 nothing forks while it looks), lists it again and SIGKILLs the process group, every descendant
 found and every one remembered.  The cell's process itself also kills its descendants before it
@@ -34,7 +35,6 @@ import atexit
 import os
 import resource
 import signal
-import threading
 import weakref
 
 import psutil
@@ -149,6 +149,8 @@ class CellTree:
         except psutil.Error:
             self.root = None
         self.known = {}          # pid -> psutil.Process of a descendant seen
+        self.children_memory = 0     # private memory (bytes) of the descendants at the last refresh
+        self.children_peak = 0       # and the most seen
         _LIVE.add(self)
 
     def refresh(self):
@@ -163,11 +165,13 @@ class CellTree:
         for pid, proc in list(self.known.items()):
             if not proc.is_running():
                 del self.known[pid]
+        self.children_memory = sum(private_memory(p) for p in self.known)
+        self.children_peak = max(self.children_peak, self.children_memory)
 
     def memory(self):
         """Private memory (bytes) of the cell's process and its descendants (call after
         :meth:`refresh`); pages they share with each other or the driver are not counted."""
-        return private_memory(self.pid) + sum(private_memory(p) for p in self.known)
+        return private_memory(self.pid) + self.children_memory
 
     def cpu_seconds(self):
         """CPU seconds of the whole tree: the cell's process, the children it (or a descendant)
@@ -243,70 +247,24 @@ def kill_descendants(reap_seconds=2.0):
         procs.pop(pid, None)
 
 
-class ChildUsage:
-    """In a cell's process: memory and CPU of the processes it starts, for its row.
+class ChildCpu:
+    """In a cell's process: the CPU seconds of the processes it started since it was made (reaped
+    ones through ``RUSAGE_CHILDREN``, live ones read from ``/proc``), for the row's
+    ``cpu_seconds``.  Their memory is sampled by the supervisor (:attr:`CellTree.children_peak`)."""
 
-    A thread samples the private memory (USS) of the descendants started since ``__enter__``
-    every ``interval`` seconds; :attr:`peak_mb` is the highest total seen (a child that lives
-    less than ``interval`` may be missed: the peak resident set ``getrusage`` keeps of reaped
-    children is no substitute, as a forked child's counts every page it shares with the driver).
-    :meth:`cpu` is the CPU seconds those processes have used so far (reaped ones through
-    ``RUSAGE_CHILDREN``, live ones read from ``/proc``).
-    """
-
-    def __init__(self, interval=0.2):
-        self.interval = interval
-        self.peak = 0
-        self._procs = {}
-
-    def __enter__(self):
+    def __init__(self):
         self._me = os.getpid()
         self._before = set(descendants(self._me))
         self._ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="mlbench-child-usage", daemon=True)
-        self._thread.start()
-        return self
 
-    def _sample(self):
-        total = 0
-        for pid in descendants(self._me):
-            if pid in self._before:
-                continue
-            if pid not in self._procs:
-                try:
-                    self._procs[pid] = psutil.Process(pid)
-                except psutil.Error:
-                    continue
-            total += private_memory(pid)
-        self.peak = max(self.peak, total)
-
-    def _loop(self):
-        while not self._stop.wait(self.interval):
-            self._sample()
-
-    def cpu(self):
-        """CPU seconds of the descendants started since ``__enter__``, reaped or alive."""
+    def __call__(self):
         ru = resource.getrusage(resource.RUSAGE_CHILDREN)
         reaped = (ru.ru_utime - self._ru0.ru_utime) + (ru.ru_stime - self._ru0.ru_stime)
         live = 0.0
         for pid in descendants(self._me):
-            if pid in self._before:
-                continue
-            try:
-                proc = self._procs.get(pid) or psutil.Process(pid)
-                t = proc.cpu_times()
-            except psutil.Error:
-                continue
-            live += t.user + t.system + t.children_user + t.children_system
+            if pid not in self._before:
+                try:
+                    live += _cpu(psutil.Process(pid))
+                except psutil.Error:
+                    pass
         return reaped + live
-
-    @property
-    def peak_mb(self):
-        return self.peak / 2**20
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
-        self._sample()
-        return False

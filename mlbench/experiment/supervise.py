@@ -90,6 +90,16 @@ def memory_row(spec, peak, max_memory, sha):
                        peak_memory_mb=round(peak / 2**20, 3))
 
 
+def with_children_memory(row, tree):
+    """The cell's own ``row`` with the peak private memory of the processes it started (sampled
+    by ``tree``, the supervisor's :class:`~mlbench.experiment.proctree.CellTree`) added to its
+    ``peak_memory_mb``."""
+    peak = row.get("peak_memory_mb")
+    if tree.children_peak and isinstance(peak, (int, float)) and peak == peak:
+        row["peak_memory_mb"] = round(peak + tree.children_peak / 2**20, 3)
+    return row
+
+
 def over_limits(tree, max_memory, cpu_time):
     """``("memory", bytes)`` or ``("cpu", seconds)`` when the cell's tree is over a limit, else
     None; refreshes the tree's list of processes either way."""
@@ -179,7 +189,7 @@ def run_supervised(spec, dataset, timeout=None, max_memory=None, threads=1, poll
     if status == "cpu":
         return cpu_tree_row(spec, cpu_time, sha)
     try:
-        return pickle.loads(b"".join(chunks))
+        return with_children_memory(pickle.loads(b"".join(chunks)), tree)
     except Exception:  # noqa: BLE001  (no or partial row: the child died)
         if os.WIFSIGNALED(wstatus):
             row = cpu_limit_row(spec, cpu_time, os.WTERMSIG(wstatus), sha)

@@ -177,10 +177,14 @@ def test_the_cpu_limit_counts_the_children(leaky, tmp_path):
 
 
 def test_peak_memory_and_cpu_seconds_include_the_children(leaky, tmp_path):
-    row = run_local(leaky(modes="alloc,spin", mb=200, hold=1.0, spin=1.0), tmp_path)
+    method = leaky(modes="alloc,spin", mb=200, hold=1.0, spin=1.0)
+    row = run_local(method, tmp_path)
     assert row.status == "ok", row.error
     assert row.peak_memory_mb >= 180          # the cell itself grows by a few MB only
     assert row.cpu_seconds >= 0.9             # the cell itself waits
+    spec, ds = one_cell(method)
+    got = run_supervised(spec, ds)
+    assert got["status"] == "ok" and got["peak_memory_mb"] >= 180 and got["cpu_seconds"] >= 0.9
 
 
 def _driver(args, **kw):
