@@ -16,10 +16,9 @@ The supervisor of a cell (the driver's :class:`~mlbench.experiment.executors.Loc
 every poll it lists the cell's descendants (remembering each as a :class:`psutil.Process`, which
 knows its start time, so a reused pid is never mistaken for it) and their private memory (its peak
 goes into the row's ``peak_memory_mb``) and, with ``--max-memory`` or ``--cpu-time``, sums memory
-and CPU over the whole tree.  When the cell ends, times out, is
-stopped by a limit, or the run is interrupted, :meth:`CellTree.kill` stops the tree (SIGSTOP, so
-nothing forks while it looks), lists it again and SIGKILLs the process group, every descendant
-found and every one remembered.  The cell's process itself also kills its descendants before it
+and CPU over the whole tree.  When the cell ends, times out, is stopped by a limit, or the run is
+interrupted, :meth:`CellTree.kill` stops the tree (SIGSTOP, so nothing forks while it looks),
+lists it again and SIGKILLs the process group, every descendant found and every one remembered.  The cell's process itself also kills its descendants before it
 sends its row (:func:`kill_descendants`), so a normal end leaves nothing behind either.
 
 Limits of this scheme (a cgroup would have none, but needs a delegated cgroup, which a shared
