@@ -35,7 +35,10 @@ Peak memory (``peak_memory_mb``): the growth of the process's peak resident set 
 On Linux the kernel's peak counter is reset first (``/proc/self/clear_refs``, value 5), so the figure
 is ``VmHWM`` at the end minus ``VmRSS`` at the start; it counts every allocation (NumPy, BLAS, C
 extensions), not only Python objects.  Where that is unavailable, the resident-set growth measured
-by psutil at the end of the cell is used (a lower bound).
+by psutil at the end of the cell is used (a lower bound).  The executors add the peak private
+memory of the processes the cell started (sampled every poll,
+:attr:`~mlbench.experiment.proctree.CellTree.children_peak`); ``cpu_seconds`` includes their CPU
+time (:class:`~mlbench.experiment.proctree.ChildCpu`).
 """
 from __future__ import annotations
 
@@ -55,6 +58,7 @@ from mlbench.data.preprocess import Pipeline, take_rows
 from mlbench.data.splits import get_split
 from mlbench.experiment import outputs
 from mlbench.experiment.columns import COLUMNS
+from mlbench.experiment.proctree import ChildCpu
 from mlbench.methods.base import recorded_base_params
 from mlbench.seeds import derive_seed
 
@@ -235,8 +239,9 @@ def run_cell(spec, dataset):
     extra = {}
     caught = CapturedWarnings()
     try:
+        kids = ChildCpu()
         with PeakMemory() as mem, caught:
-            _run(spec, dataset, row, extra)
+            _run(spec, dataset, row, extra, clock=lambda: time.process_time() + kids())
         row["peak_memory_mb"] = round(mem.mb, 3)
         row["status"] = "ok"
     except Exception as exc:  # the method (or its data) failed: record it and let the run go on
@@ -250,7 +255,9 @@ def run_cell(spec, dataset):
     return row
 
 
-def _run(spec, dataset, row, extra):
+def _run(spec, dataset, row, extra, clock=time.process_time):
+    """Fill ``row`` and ``extra`` with the cell's results; ``clock()`` gives the CPU seconds used
+    so far (by the cell's processes)."""
     from mlbench.metrics import get_measure
 
     split = get_split(dataset, spec.scheme, protocol=spec.protocol, seed=spec.seed, split=spec.split)
@@ -273,7 +280,7 @@ def _run(spec, dataset, row, extra):
     row.update(n_train=pipe.train_.n_instances, n_test=test.n_instances,
                n_features=test.n_features, n_labels=test.n_labels)
 
-    t0, c0 = time.perf_counter(), time.process_time()
+    t0, c0 = time.perf_counter(), clock()
     try:
         est.fit(*fit_args, **fit_kw)
     except (TypeError, ValueError):
@@ -284,14 +291,14 @@ def _run(spec, dataset, row, extra):
         fit_args = tuple(_dense(a) if sp.issparse(a) else a for a in fit_args)
         test = dataclasses.replace(test, X=_dense(test.X))
         extra["densified"] = "the method refused sparse X; it was given a dense copy"
-        t0, c0 = time.perf_counter(), time.process_time()
+        t0, c0 = time.perf_counter(), clock()
         est.fit(*fit_args, **fit_kw)
     row["fit_seconds"] = round(time.perf_counter() - t0, 6)
-    cpu = time.process_time() - c0
+    cpu = clock() - c0
 
     measures = [get_measure(m) for m in spec.metrics]
     n, L = test.Y.shape
-    t0, c0 = time.perf_counter(), time.process_time()
+    t0, c0 = time.perf_counter(), clock()
     # the output contract (outputs.py): a violation fails the cell with its reason
     pred = outputs.method_predictions(est, test.X, n, L, spec.method)
     scores = outputs.method_scores(est, test.X, n, L, spec.method)
@@ -301,10 +308,9 @@ def _run(spec, dataset, row, extra):
     # a method holding one model per measure (MLDF's ``mldf``) gives each measure its own outputs
     own = _measure_outputs(est, test.X, n, L, spec.method) if hasattr(est, "measure_outputs") else {}
     row["predict_seconds"] = round(time.perf_counter() - t0, 6)
-    # CPU seconds of fit and predict, every thread of the cell's process counted; not recorded
-    # when the cell was given spare cores (n_jobs), which joblib may spend in worker processes
-    if "n_jobs" not in extra:
-        row["cpu_seconds"] = round(cpu + time.process_time() - c0, 6)
+    # CPU seconds of fit and predict, every thread of every process of the cell counted (also
+    # joblib's worker processes when the cell was given spare cores)
+    row["cpu_seconds"] = round(cpu + clock() - c0, 6)
 
     inputs = {"predictions": pred, "scores": scores, "joint": joint, "hierarchy": pred}
     problems, undefined = {}, {}

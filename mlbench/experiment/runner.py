@@ -17,6 +17,9 @@ Files beside the results ``OUT.csv``:
   ``--save-predictions``: true labels, 0/1 predictions, scores (and joint log-probabilities), so the
   measures can be recomputed without refitting;
 * ``OUT.lock``: the lock that keeps two runs from writing the same file.
+
+Temporary files ``*.tmpXXXXXXXX`` that a killed or failed write left there and beside ``OUT`` are
+removed when the run starts (holding the lock) and when it ends (:func:`sweep_temp_files`).
 """
 from __future__ import annotations
 
@@ -203,6 +206,16 @@ def cell_costs(cells, loaded, splits, history):
             for c in cells}
 
 
+def sweep_temp_files(out, results_path):
+    """Remove the temporary files of earlier, failed writes of this results file (``results_path``,
+    its real path), its splits and its predictions; call only while holding the run's lock."""
+    from mlbench.tempfiles import sweep
+
+    sweep(os.path.dirname(results_path), os.path.basename(results_path) + ".tmp")
+    for directory in (f"{out}.splits", f"{out}.predictions"):
+        sweep(directory)
+
+
 def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeout=None,
                    save_predictions=False, loader=None, executor=None, progress=None,
                    notice=None, dry_run=False):
@@ -277,6 +290,7 @@ def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeou
             shown = "; ".join(store.problems[:3]) + ("; ..." if len(store.problems) > 3 else "")
             notice(f"{out}: {store.repaired} unreadable line(s) left out ({shown}); the file as it "
                    f"was is kept in {store.backup}")
+        sweep_temp_files(out, store.path)
         for name, ds in loaded.items():
             save_splits(splits_path(out, protocol.name, name, protocol.seed), splits[name],
                         meta=_splits_meta(protocol, name, ds))
@@ -295,10 +309,11 @@ def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeou
         display = progress(len(todo), report.skipped, jobs) if progress else None
         if display is not None:
             display.__enter__()
+        results = executor.run(todo, loaded.__getitem__,
+                               on_start=display.started if display else (lambda s: None),
+                               on_tick=display.refresh if display else None)
         try:
-            for spec, row in executor.run(todo, loaded.__getitem__,
-                                          on_start=display.started if display else (lambda s: None),
-                                          on_tick=display.refresh if display else None):
+            for spec, row in results:
                 store.append(row)
                 if row["status"] == "error" and row.get("error", "").startswith(WRITE_FAILED):
                     # the disk filled up or went read-only under <out>.predictions/: every later
@@ -310,6 +325,9 @@ def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeou
                 if display is not None:
                     display.finished(spec, row)
         finally:
+            if hasattr(results, "close"):   # an interrupted run: the executor stops its cells now
+                results.close()
+            sweep_temp_files(out, store.path)       # of cells stopped while saving predictions
             if display is not None:
                 display.__exit__(None, None, None)
         keys = {c.key for c in cells}
