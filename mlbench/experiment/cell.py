@@ -246,6 +246,8 @@ def run_cell(spec, dataset):
         extra["warnings"] = caught.counts
     if spec.data_spec:  # what decided the cell's data (grid.data_spec); resume compares it
         extra["data_spec"] = spec.data_spec
+    if spec.protocol_file:  # a protocol outside mlbench: report reads its defaults from there
+        extra["protocol_file"] = spec.protocol_file
     row["extra"] = _json(extra)
     return row
 
