@@ -137,7 +137,7 @@ def parse_spec(text) -> Spec:
                           "TARGET(NAME=VALUE, ...) with literal or spec values") from None
     except (RecursionError, MemoryError, ValueError):
         raise ConfigError(f"method {text!r}: cannot read it (too deeply nested)") from None
-    return _Reader(text, names).spec(tree, outer=True)
+    return _Reader(text, names).spec(tree)
 
 
 def _restore(code, names):
@@ -162,7 +162,7 @@ class _Reader:
                 return self.names[int(m.group(1))]
         return None
 
-    def spec(self, node, outer=False):
+    def spec(self, node):
         if isinstance(node, ast.Call):
             target = self.target(node.func)
             if target is None:
@@ -182,9 +182,6 @@ class _Reader:
             if target is None:
                 self.fail(node, "not a method spec")
             spec = Spec(target)
-        if spec.is_registered and not outer:
-            self.fail(node, "a registered method name inside a spec; name the class as "
-                            "MODULE:CLASS")
         return spec
 
     def value(self, node, grid_ok=False):
