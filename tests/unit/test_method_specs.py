@@ -229,3 +229,13 @@ def test_long_method_names_make_short_unique_file_names():
 
     a, b = file_part("m:C(a=" + "1" * 300 + ")"), file_part("m:C(a=" + "1" * 299 + "2)")
     assert len(a) == 113 and a != b and file_part("br-lr") == "br-lr"
+
+
+@pytest.mark.parametrize("name", ["br-lr", "cc", "ecc", "rakel", "clr", "homer", "iblr"])
+def test_the_transformation_methods_fit_with_a_base_learner_spec(name):
+    from sklearn.svm import LinearSVC
+
+    X, Y = _toy(60)
+    est = registry.make(f"{name}(base=sklearn.svm:LinearSVC(C=0.5))", random_state=0)
+    assert isinstance(est.base, LinearSVC)
+    assert est.fit(X, Y).predict(X).shape == Y.shape
