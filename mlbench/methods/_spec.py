@@ -43,7 +43,7 @@ MAX_VARIANTS = 100
 _PLACEHOLDER = "_mlbench_spec_{}_"
 _NAME_CHARS = r"\w.\-/~"
 #: a MODULE:CLASS or FILE.py:CLASS name wherever it stands (strings masked first)
-_TARGET = re.compile(rf"(?<![{_NAME_CHARS}])([A-Za-z_.~/][{_NAME_CHARS}]*:[A-Za-z_]\w*)")
+_TARGET = re.compile(rf"(?<![{_NAME_CHARS}])([{_NAME_CHARS}]+:[A-Za-z_]\w*)")
 #: a registered method name heading the text (``br-lr``, ``mldf-hl``)
 _REGISTERED = re.compile(r"^\s*([A-Za-z_][\w.\-+]*)\s*(?=\(|$)")
 
