@@ -393,3 +393,18 @@ def build(spec, random_state, path, where):
     except Exception as exc:
         raise ConfigError(f"method {where!r}: {spec.target}({', '.join(kwargs)}) failed: "
                           f"{type(exc).__name__}: {exc}") from None
+
+
+#: the class a protocol entry's ``tune:`` wraps its method in
+TUNED = "mlbench.methods.tuning:Tuned"
+
+
+def tuned_spec(name, tune, metric):
+    """The spec text of method ``name`` (a spec text) tuned over ``tune`` by ``metric`` with
+    :class:`mlbench.methods.tuning.Tuned` (nothing imported here)."""
+    inner = parse_spec(name)
+    if inner.is_registered:
+        raise ConfigError(f"method {name!r}: tune is for MODULE:CLASS methods; a registered "
+                          "method tunes its own parameters (see 'mlbench methods NAME')")
+    grid = {k: tuple(v) for k, v in tune.items()}
+    return canonical_spec(Spec(TUNED, (("estimator", inner), ("grid", grid), ("metric", metric))))

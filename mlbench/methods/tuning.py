@@ -144,15 +144,3 @@ def _plain(value):
         return [_plain(v) for v in value]
     return repr(value)
 
-
-def tuned_spec(name, tune, metric):
-    """The spec text of method ``name`` (a spec text) tuned over ``tune`` by ``metric``."""
-    from mlbench.methods._spec import Spec, canonical_spec, parse_spec
-
-    inner = parse_spec(name)
-    if inner.is_registered:
-        raise ConfigError(f"method {name!r}: tune is for MODULE:CLASS methods; a registered "
-                          "method tunes its own parameters (see 'mlbench methods NAME')")
-    grid = {k: tuple(v) for k, v in tune.items()}
-    return canonical_spec(Spec(f"{__name__}:Tuned", (("estimator", inner), ("grid", grid),
-                                                      ("metric", metric))))

@@ -145,9 +145,11 @@ def method_entries(item, where, metrics=()):
     literal values (lists included) overriding the method's; ``grid: {PARAM: [values]}`` makes
     one method per value, labelled by its canonical spec (or ``ID(PARAM=value)``); ``tune: {PARAM:
     [values]}`` chooses among the values on the validation part by ``tune_by`` (default: the
-    protocol's first metric) with :class:`mlbench.methods.tuning.Tuned`.  Nothing is imported.
+    protocol's first metric) with :class:`mlbench.methods.tuning.Tuned`.  Nothing is imported
+    (the methods load when run).
     """
-    from mlbench.methods._spec import Grid, canonical_spec, expand_names, spec_from_params
+    from mlbench.methods._spec import (Grid, canonical_spec, expand_names, spec_from_params,
+                                       tuned_spec)
 
     if isinstance(item, str):
         item = {"name": item}
@@ -179,8 +181,6 @@ def method_entries(item, where, metrics=()):
         named = expand_names(name, label or None)
         if not tune:
             return [MethodEntry(n, dict(params), lab if lab != n else "") for n, lab in named]
-        from mlbench.methods.tuning import tuned_spec
-
         return [MethodEntry(tuned_spec(n, tune, tune_by), {},
                             item.get("id") or (lab if len(named) > 1 else item["name"]))
                 for n, lab in named]
