@@ -251,6 +251,8 @@ def run_cell(spec, dataset):
         extra["warnings"] = caught.counts
     if spec.data_spec:  # what decided the cell's data (grid.data_spec); resume compares it
         extra["data_spec"] = spec.data_spec
+    if spec.protocol_file:  # a protocol outside mlbench: report reads its defaults from there
+        extra["protocol_file"] = spec.protocol_file
     row["extra"] = _json(extra)
     return row
 
@@ -397,9 +399,11 @@ PREDICTIONS_HINT = "choose another --out or run without --save-predictions"
 
 
 def predictions_path(spec):
-    """``<predictions dir>/<protocol>__<dataset>__<method>__<split>__s<seed>.npz``."""
-    name = "__".join(str(p) for p in (spec.protocol, spec.dataset, spec.method, spec.split))
-    name = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)
+    """``<predictions dir>/<protocol>__<dataset>__<method>__<split>__s<seed>.npz``, each part
+    made safe by :func:`mlbench.safety.file_part` (a long method spec shortened, with its hash)."""
+    from mlbench.safety import file_part
+
+    name = "__".join(file_part(p) for p in (spec.protocol, spec.dataset, spec.method, spec.split))
     return os.path.join(spec.predictions_dir, f"{name}__s{spec.seed}.npz")
 
 

@@ -112,7 +112,7 @@ def _user_methods(cells):
     out = {}
     for name in {c.method_name for c in cells}:
         spec = registry.get(name)
-        if spec.family != "user":
+        if spec.family != "user" and name not in registry._USER:    # a registered name
             continue
         module = sys.modules.get(spec.cls.__module__)
         if module is not None and module.__name__.startswith("mlbench_user_"):

@@ -61,31 +61,45 @@ def resolve_methods(protocol, methods=None):
     """The method entries to run, plus the protocol's entries that are not registered (skipped).
 
     ``methods`` None: the protocol's method set (every registered method if it lists none or lists
-    the entry ``all``); ``"all"``: every registered method; a list of names: those.  The protocol's
-    entries give the parameters of the methods they name in every case.  Explicitly named methods
-    must be registered.
+    the entry ``all``, plus its method specs); ``"all"``: every registered method; a list of names
+    (registered names or method specs, whose grids expand into one entry per variant), protocol
+    entry mappings (``{name, params, id, grid, tune, tune_by}``) or :class:`MethodEntry`: those.
+    The protocol's entries give the parameters of the methods they name in every case.  Explicitly
+    named methods must be registered or load; a protocol's own method specs must load too (only
+    its plain names of methods not registered are skipped).
     """
     from mlbench.methods import registry
+    from mlbench.methods._spec import looks_like_spec
+    from mlbench.protocols import method_entries
 
     by_label = {e.label: e for e in protocol.methods if e.name != ALL}
+    specs = [e for e in protocol.methods if looks_like_spec(e.name)]
     if methods is None and any(e.name == ALL for e in protocol.methods):
-        methods = ALL
-    if methods is None and protocol.methods:
+        entries = [by_label.get(s.name, MethodEntry(s.name)) for s in registry.all_methods()]
+        entries += [e for e in specs if e not in entries]
+        missing = []
+    elif methods is None and protocol.methods:
         known = {s.name for s in registry.all_methods()}
-        entries = [e for e in protocol.methods if e.name in known]
-        missing = [e.label for e in protocol.methods if e.name not in known]
+        entries = [e for e in protocol.methods if e.name in known or looks_like_spec(e.name)]
+        missing = [e.label for e in protocol.methods if e not in entries]
     elif methods is None or methods == ALL or methods == [ALL]:
         by_name = {e.name: e for e in protocol.methods if e.name != ALL and not e.id}
         entries = [by_name.get(s.name, MethodEntry(s.name)) for s in registry.all_methods()]
         missing = []
     else:
-        names = [methods] if isinstance(methods, str) else list(methods)
+        items = [methods] if isinstance(methods, str) else list(methods)
         entries, missing = [], []
-        for name in names:
-            entry = by_label.get(name) or MethodEntry(name)
-            registry.get(entry.name)  # unknown -> ConfigError with the closest name
-            if entry.label not in [e.label for e in entries]:
-                entries.append(entry)
+        for item in items:
+            if isinstance(item, MethodEntry):
+                found = [item]
+            elif isinstance(item, str) and item in by_label:
+                found = [by_label[item]]
+            else:
+                found = method_entries(item, "methods", protocol.metrics)
+            for entry in found:
+                registry.get(entry.name)  # unknown -> ConfigError with the closest name
+                if entry.label not in [e.label for e in entries]:
+                    entries.append(entry)
     for e in entries:
         try:
             registry.make(e.name, **e.params)
