@@ -16,6 +16,7 @@ import json
 from dataclasses import dataclass, field, replace
 
 from mlbench.data.splits import SplitScheme
+from mlbench.results_file import key_of  # noqa: F401  (the results file owns the key)
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,11 @@ class CellSpec:
     bootstrap: int = 0     # test-row bootstrap replicates per measure (0 = none)
     params: str = ""       # the params column this cell records ("" = not computed)
     data_spec: str = ""    # fingerprint of its preprocessing and split rule ("" = not computed)
+    # the rest of the cell's provenance (mlbench/experiment/provenance.py; "" = not computed)
+    data_sha256: str = ""
+    data_content: str = ""
+    algorithm: str = ""
+    conventions: str = ""
 
     @property
     def key(self):
@@ -45,10 +51,6 @@ class CellSpec:
     def label(self):
         return f"{self.dataset} {self.method} {self.split}"
 
-
-def key_of(dataset, method, split, protocol, seed):
-    """The resume key of a cell (all strings, as read back from the CSV)."""
-    return (str(dataset), str(method), str(split), str(protocol), str(seed))
 
 
 #: the split-scheme fields that decide one split's rows, per scheme (``repeats`` only adds splits:
@@ -97,21 +99,29 @@ def _dropped(name):
         return ()
 
 
-def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=None):
+def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=None, data_ids=None):
     """Cells in (dataset, split, method) order.
 
     ``methods`` are :class:`~mlbench.protocols.MethodEntry`; ``splits_by_dataset`` maps a dataset
     name to its :class:`~mlbench.data.splits.Split` list.  Each cell's ``params`` is what
     ``params_json(make_estimator(cell))`` gives; each method's estimator is built once and only its
     ``random_state`` (the cell's seed) changes from cell to cell.  Each dataset's
-    :func:`data_spec` is computed once.
+    :func:`data_spec` is computed once.  ``data_ids`` maps a dataset name to its
+    ``(dataset_sha256, data_content)``; with the method's algorithm identity and the protocol's
+    metric conventions they make the cell's provenance (:mod:`mlbench.experiment.provenance`).
     """
     from mlbench.experiment.cell import _json, make_estimator, method_seed, recorded_params
+    from mlbench.experiment.provenance import algorithm_identity
+    from mlbench.metrics.conventions import metric_conventions
+
+    conventions = metric_conventions(protocol)
+    algorithms = {}
 
     built = {}  # method entry index -> get_params(deep=False) of its estimator
     cells = []
     for ds in datasets:
         fingerprint = data_spec(protocol.preprocess, protocol.split, ds, _dropped(ds))
+        sha, content = (data_ids or {}).get(ds, ("", ""))
         for s in splits_by_dataset[ds]:
             for i, m in enumerate(methods):
                 spec = CellSpec(
@@ -122,8 +132,11 @@ def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=N
                     predictions_dir=predictions_dir, bootstrap=int(protocol.bootstrap))
                 if i not in built:
                     built[i] = recorded_params(make_estimator(spec))
+                    algorithms[i] = algorithm_identity(m.name)
                 params = built[i]
                 if "random_state" in params:  # registry.make seeds exactly these estimators
                     params = {**params, "random_state": method_seed(spec)}
-                cells.append(replace(spec, params=_json(params), data_spec=fingerprint))
+                cells.append(replace(spec, params=_json(params), data_spec=fingerprint,
+                                     data_sha256=sha, data_content=content,
+                                     algorithm=algorithms[i], conventions=conventions))
     return cells
