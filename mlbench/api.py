@@ -120,8 +120,9 @@ def run(protocol: str = "quick", *, datasets: list[str] | None = None,
     report = run_grid(protocol, datasets=datasets, methods=methods, out=out, jobs=jobs,
                       repeats=repeats, seed=seed, executor=executor, timeout=timeout,
                       cpu_time=cpu_time, max_memory=max_memory, scheduler=scheduler, retries=retries)
-    out = report.out
-    df = pd.read_csv(out, dtype={"dataset": str, "method": str, "split": str, "protocol": str})
+    from mlbench.results_file import read_results
+
+    df = read_results([report.out]).drop(columns=["__file", "__line"])
     proto_name = report.protocol.name
     keys = {(c.dataset, c.method, c.split) for c in report.cells}
     mask = pd.Series([(d, m, s) in keys for d, m, s in zip(df.dataset, df.method, df.split)],

@@ -77,8 +77,12 @@ def check_results_path(path):
         raise ConfigError(f"{path} is not a regular file; give a results CSV path (-o FILE)")
 
 
-def _is_header(fields):
-    return set(KEY_COLUMNS) <= set(fields)
+#: the columns without which a file is no results file to a report (resume needs KEY_COLUMNS)
+REPORT_COLUMNS = ("dataset", "method", "split")
+
+
+def _is_header(fields, header):
+    return set(fields) == set(header) or set(REPORT_COLUMNS) <= set(fields)
 
 
 def _misfit(row):
@@ -125,7 +129,7 @@ def parse_lines(data, path, problems):
         except (csv.Error, StopIteration) as exc:
             problems.append(f"line {number}: {exc}")
             continue
-        if _is_header(fields):
+        if _is_header(fields, header):
             if fields == header:
                 foreign = None
                 problems.append(f"line {number}: a repeated header, skipped")
@@ -153,12 +157,13 @@ def parse_lines(data, path, problems):
     return header, rows
 
 
-def read_rows(path, problems=None):
+def read_rows(path, problems=None, required=KEY_COLUMNS, cut_torn=True):
     """(header, rows, refused) of the results file ``path``, read-only: rows as dicts.  Left out
-    and counted in ``refused``: a torn last line (a run killed mid-write) and every line
+    and counted in ``refused``: a torn last line (a run killed mid-write; with ``cut_torn``, as
+    resume reads: a report reads a last line without its newline when it is whole) and every line
     :func:`parse_lines` refuses; ``problems`` (a list) receives ``"line N: why"`` for each.  A file
-    without the key columns is not a results file: ConfigError, and the caller touches nothing.  A
-    missing or empty file has no header and no rows."""
+    without the ``required`` columns (resume: the key columns) is not a results file: ConfigError,
+    and the caller touches nothing.  A missing or empty file has no header and no rows."""
     check_results_path(path)
     if not os.path.exists(path) or os.path.getsize(path) == 0:
         return [], [], 0
@@ -166,17 +171,17 @@ def read_rows(path, problems=None):
         data = fh.read()
     problems = [] if problems is None else problems
     before = len(problems)
-    if not data.endswith(b"\n"):
+    if cut_torn and not data.endswith(b"\n"):
         # killed mid-write: the last line is incomplete; cut it off
         cut = data.rfind(b"\n") + 1
         last = data.count(b"\n") + 1
         problems.append(f"line {last}: incomplete last line")
         data = data[:cut]
     header, rows = parse_lines(data, path, problems)
-    if not set(KEY_COLUMNS) <= set(header):
-        raise ConfigError(f"{path} is not an mlbench results file (its first line lacks the "
-                          f"columns {', '.join(c for c in KEY_COLUMNS if c not in header)}); "
-                          f"nothing was changed")
+    if not set(required) <= set(header):
+        raise ConfigError(f"{path} is not an mlbench results file (missing column "
+                          f"{', '.join(c for c in required if c not in header)} in its first "
+                          f"line); nothing was changed")
     return header, rows, len(problems) - before
 
 
@@ -184,8 +189,8 @@ def read_results(paths, problems=None):
     """The rows of the results files ``paths`` as one pandas DataFrame, read by the line rules
     (refused lines are left out and named in ``problems`` as ``"FILE: line N: why"``).  Fixed text
     columns stay text; numeric and metric columns are numbers (NaN where empty); ``__file`` and
-    ``__line`` say where each row came from.  A missing file or one without the key columns is a
-    ConfigError."""
+    ``__line`` say where each row came from.  A missing file or one without the
+    :data:`REPORT_COLUMNS` is a ConfigError."""
     import pandas as pd
 
     problems = [] if problems is None else problems
@@ -194,7 +199,7 @@ def read_results(paths, problems=None):
         if not os.path.isfile(path):
             raise ConfigError(f"results file {path} does not exist")
         found = []
-        header, rows, _ = read_rows(path, found)
+        header, rows, _ = read_rows(path, found, REPORT_COLUMNS, cut_torn=False)
         problems.extend(f"{path}: {p}" for p in found)
         frame = pd.DataFrame.from_records(rows, columns=list(header) + ["__line"])
         for c in frame.columns:
@@ -204,7 +209,7 @@ def read_results(paths, problems=None):
                 if c in NUMERIC_COLUMNS else _numbers_or_text(frame[c])
         for c in TEXT_COLUMNS:
             if c in frame.columns:
-                frame[c] = frame[c].astype(object).where(frame[c] != "", None)
+                frame[c] = frame[c].astype(object).where(frame[c] != "", float("nan"))
         frame["__file"] = path
         frames.append(frame)
     if not frames:
@@ -220,5 +225,5 @@ def _numbers_or_text(column):
     values = pd.to_numeric(column.replace("", "nan"), errors="coerce")
     text = column.astype(str).str.strip().str.lower()
     if (values.isna() & ~text.isin(["", "nan"])).any():
-        return column.where(column != "", None)
+        return column.where(column != "", float("nan"))
     return values

@@ -120,12 +120,14 @@ class CostModel:
         ignored: the model only orders and estimates)."""
         import pandas as pd
 
+        from mlbench.errors import MlbenchError
+        from mlbench.results_file import read_results
+
         frames = []
         for path in paths:
             try:
-                df = pd.read_csv(path, usecols=lambda c: c in _COLUMNS + _CELL + [_CPU],
-                                 on_bad_lines="skip", low_memory=False)
-            except (OSError, ValueError, pd.errors.ParserError, UnicodeDecodeError):
+                df = read_results([path])
+            except (OSError, MlbenchError):
                 continue
             if set(_COLUMNS) <= set(df.columns):
                 frames.append(df.reindex(columns=_COLUMNS + _CELL + [_CPU]))
@@ -210,8 +212,11 @@ def costs_markdown(paths, root=None):
              "those runs used a 2-core machine with two cells at a time, so their seconds include",
              "some contention.  — means no `ok` cell.",
              ""]
+    from mlbench.results_file import read_results
+
     for path in paths:
-        frame = pd.read_csv(path, usecols=lambda c: c in cols, low_memory=False)
+        frame = read_results([path])
+        frame = frame[[c for c in cols if c in frame.columns]]
         for protocol, df in frame.groupby("protocol"):
             name = os.path.relpath(path, root) if root else str(path)
             lines += _costs_table(df, f"`{name}`, protocol `{protocol}`")

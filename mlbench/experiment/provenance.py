@@ -278,13 +278,18 @@ class CurrentIdentity:
 
 
 def stale_rows(frame, check_data=True):
-    """(per-row list of differing fields, per-row unverified flag, notes) of a results DataFrame."""
+    """(per-row list of differing fields, per-row unverified flag, notes) of a results DataFrame.
+    A row that records no identity field at all (a hand-made CSV) is unverified and not looked
+    at further."""
     ident = CurrentIdentity(check_data)
     diffs, unver = [], []
     for row in frame.to_dict("records"):
-        current, neutral = ident.of(row)
         recorded = recorded_identity(row)
-        diffs.append(differences(recorded, current, neutral))
+        if any(recorded.values()):
+            current, neutral = ident.of(row)
+            diffs.append(differences(recorded, current, neutral))
+        else:
+            diffs.append([])
         unver.append(unverified(recorded))
     return diffs, unver, ident.notes
 
@@ -293,7 +298,11 @@ def check_frame(frame, *, allow_stale=False, echo=None, what="results"):
     """Flag the stale rows of ``frame`` (ok rows of a results file) by (dataset, method) group, one
     line each through ``echo``; raise :class:`StaleResultsError` unless ``allow_stale``.  Returns
     the notes (fields that could not be checked, unverified rows) for the caller to show."""
-    echo = echo or (lambda line: None)
+    if echo is None:
+        import sys
+
+        def echo(line):
+            print(line, file=sys.stderr)
     if frame is None or len(frame) == 0:
         return []
     diffs, unver, notes = stale_rows(frame)
