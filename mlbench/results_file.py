@@ -185,12 +185,12 @@ def read_rows(path, problems=None, required=KEY_COLUMNS, cut_torn=True):
     return header, rows, len(problems) - before
 
 
-def read_results(paths, problems=None):
+def read_results(paths, problems=None, required=REPORT_COLUMNS):
     """The rows of the results files ``paths`` as one pandas DataFrame, read by the line rules
     (refused lines are left out and named in ``problems`` as ``"FILE: line N: why"``).  Fixed text
     columns stay text; numeric and metric columns are numbers (NaN where empty); ``__file`` and
-    ``__line`` say where each row came from.  A missing file or one without the
-    :data:`REPORT_COLUMNS` is a ConfigError."""
+    ``__line`` say where each row came from.  A missing file or one without the ``required``
+    columns is a ConfigError."""
     import pandas as pd
 
     problems = [] if problems is None else problems
@@ -199,7 +199,7 @@ def read_results(paths, problems=None):
         if not os.path.isfile(path):
             raise ConfigError(f"results file {path} does not exist")
         found = []
-        header, rows, _ = read_rows(path, found, REPORT_COLUMNS, cut_torn=False)
+        header, rows, _ = read_rows(path, found, required, cut_torn=False)
         problems.extend(f"{path}: {p}" for p in found)
         frame = pd.DataFrame.from_records(rows, columns=list(header) + ["__line"])
         for c in frame.columns:

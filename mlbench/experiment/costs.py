@@ -126,7 +126,7 @@ class CostModel:
         frames = []
         for path in paths:
             try:
-                df = read_results([path])
+                df = read_results([path], required=("method", "status"))
             except (OSError, MlbenchError):
                 continue
             if set(_COLUMNS) <= set(df.columns):
@@ -215,7 +215,7 @@ def costs_markdown(paths, root=None):
     from mlbench.results_file import read_results
 
     for path in paths:
-        frame = read_results([path])
+        frame = read_results([path], required=("dataset", "method", "protocol", "status"))
         frame = frame[[c for c in cols if c in frame.columns]]
         for protocol, df in frame.groupby("protocol"):
             name = os.path.relpath(path, root) if root else str(path)

@@ -205,15 +205,48 @@ def current_data(name):
     return ds.sha256, content_sha256(ds)
 
 
+def sibling_protocols(paths):
+    """The protocol files (``*.yaml``) in the directories of the results files ``paths``: a
+    variant run into the same file under a shipped protocol's name (an ablation such as
+    ``results/papers/mc-ablation.yaml``) defines the method labels the shipped protocol lacks.
+    Files that are not protocols are ignored."""
+    import glob
+    import os
+
+    from mlbench.protocols import load_protocol
+
+    out = []
+    for d in sorted({os.path.dirname(os.path.abspath(os.fspath(p))) for p in paths}):
+        for f in sorted(glob.glob(os.path.join(d, "*.yaml"))):
+            try:
+                out.append(load_protocol(f))
+            except (MlbenchError, OSError, ValueError):
+                continue
+    return out
+
+
 class CurrentIdentity:
     """The identity the current code, protocols and data give a row read back from a results file;
-    what cannot be determined here is None (not compared) and said once in :attr:`notes`."""
+    what cannot be determined here is None (not compared) and said once in :attr:`notes`.
+    ``variants``: protocols whose method labels a shipped protocol of the same name lacks
+    (:func:`sibling_protocols`)."""
 
-    def __init__(self, check_data=True):
+    def __init__(self, check_data=True, variants=()):
         self.check_data = check_data
+        self.variants = list(variants)
         self.notes = []
         self._said = set()
         self._methods = {}
+
+    def _protocol_of(self, name, label):
+        """The shipped protocol ``name``, or a variant of that name that defines ``label``."""
+        shipped = _protocol(name) if name else None
+        if shipped is not None and label in {e.label for e in shipped.methods}:
+            return shipped
+        for p in self.variants:
+            if p.name == name and label in {e.label for e in p.methods}:
+                return p
+        return shipped
 
     def _note(self, text):
         if text not in self._said:
@@ -249,7 +282,7 @@ class CurrentIdentity:
         current = dict.fromkeys(IDENTITY_COLUMNS)
         neutral = {}
         name, dataset = _text(row.get("protocol")), _text(row.get("dataset"))
-        protocol = _protocol(name) if name else None
+        protocol = self._protocol_of(name, _text(row.get("method")))
         if protocol is None:
             self._note(f"protocol {name!r} is not a shipped protocol: its rows' protocol, method "
                        f"and parameters were not checked")
@@ -277,11 +310,13 @@ class CurrentIdentity:
         return current, neutral
 
 
-def stale_rows(frame, check_data=True):
+def stale_rows(frame, check_data=True, variants=None):
     """(per-row list of differing fields, per-row unverified flag, notes) of a results DataFrame.
     A row that records no identity field at all (a hand-made CSV) is unverified and not looked
-    at further."""
-    ident = CurrentIdentity(check_data)
+    at further.  ``variants`` default: the protocol files beside the rows' files."""
+    if variants is None:
+        variants = sibling_protocols(set(frame["__file"])) if "__file" in frame else []
+    ident = CurrentIdentity(check_data, variants)
     diffs, unver = [], []
     for row in frame.to_dict("records"):
         recorded = recorded_identity(row)

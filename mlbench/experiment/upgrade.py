@@ -14,7 +14,9 @@ verifiably current:
 
 Any other row is left without provenance and named (one line per dataset x method): ``mlbench run``
 reruns it.  The dataset must be cached or in the mirror (``MLBENCH_MIRROR``); rows of a dataset
-that is not are left as they were.  The file is rewritten atomically under the run's lock.  The
+that is not are left as they were.  Method labels that the shipped protocol lacks (an ablation run
+into the same file under the protocol's name) are looked up in the protocol files beside the
+results file (``results/papers/mc-ablation.yaml``).  The file is rewritten atomically under the run's lock.  The
 algorithm identity recorded is the current one: the golden-output test
 (``tests/methods/test_golden_outputs.py``) is what says the code still computes what it computed.
 """
@@ -46,13 +48,12 @@ def _number(value):
         return None
 
 
-def upgrade_rows(rows, echo=None):
+def upgrade_rows(rows, echo=None, variants=()):
     """Fill in the provenance of the verifiably current ``ok`` rows among ``rows`` (dicts, changed
     in place).  Returns ``(upgraded, left)``: the count of rows filled in and, per (dataset,
-    method), why rows were left unverified."""
-    from mlbench.experiment.provenance import _protocol
-
-    ident = CurrentIdentity(check_data=True)
+    method), why rows were left unverified.  ``variants``: see
+    :class:`~mlbench.experiment.provenance.CurrentIdentity`."""
+    ident = CurrentIdentity(check_data=True, variants=variants)
     sizes = {}
     upgraded, left = 0, {}
     for row in rows:
@@ -73,7 +74,7 @@ def upgrade_rows(rows, echo=None):
             if changed:
                 why = f"{', '.join(changed)} changed"
         if why is None:
-            protocol = _protocol(row["protocol"])
+            protocol = ident._protocol_of(row["protocol"], row["method"])
             seed = _number(row.get("seed"))
             if seed is not None and seed != protocol.seed:
                 protocol = protocol.with_overrides(seed=seed)
@@ -99,12 +100,14 @@ def upgrade_rows(rows, echo=None):
 def upgrade_file(path, echo=print):
     """Upgrade the results file ``path`` in place (see the module's doc); returns
     ``(upgraded, left)`` as :func:`upgrade_rows`."""
+    from mlbench.experiment.provenance import sibling_protocols
     from mlbench.experiment.store import ResultsStore
 
+    variants = sibling_protocols([path])
     with ResultsStore(path) as store:
         for problem in store.problems:
             echo(f"note: {path}: {problem} (left out; the file as it was is in {store.backup})")
-        upgraded, left = upgrade_rows(store.rows, echo)
+        upgraded, left = upgrade_rows(store.rows, echo, variants)
         if upgraded:
             store._rewrite()
     for (dataset, method), whys in left.items():
