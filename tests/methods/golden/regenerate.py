@@ -78,7 +78,9 @@ def main(names):
         golden[name] = outputs(name)
         print(name, golden[name]["algorithm"], golden[name].get("error", "ok"), flush=True)
     golden = {k: golden[k] for k in sorted(golden) if k in builtin_methods()}
-    GOLDEN.write_text(json.dumps(golden, indent=0, sort_keys=True) + "\n")
+    # one method per line: a regenerated method is a one-line diff
+    GOLDEN.write_text("{\n" + ",\n".join(f"{json.dumps(k)}: {json.dumps(v, sort_keys=True)}"
+                                         for k, v in golden.items()) + "\n}\n")
 
 
 if __name__ == "__main__":
