@@ -5,8 +5,9 @@ forked workers, or a distributed one) can run it with :func:`mlbench.experiment.
 the same row.  ``CellSpec.key`` identifies a cell in the results file: (dataset, method, split,
 protocol, seed).  ``CellSpec.params`` is the ``params`` column the cell will record (the JSON of
 its estimator's ``get_params(deep=False)``, seed included); ``CellSpec.data_spec`` is the
-fingerprint of what decides the cell's data (:func:`data_spec`), recorded in the row's ``extra``.
-Resume compares both with the recorded row, so a cell whose parameters or data preprocessing
+fingerprint of what decides the cell's data (:func:`data_spec`), recorded as ``protocol_spec``;
+with the rest of the cell's provenance (:mod:`mlbench.experiment.provenance`) resume compares
+them with the recorded row, so a cell whose parameters, data preprocessing, data or method code
 changed since it ran is run again.
 """
 from __future__ import annotations

@@ -181,7 +181,8 @@ def _protocol(name):
 @functools.lru_cache(maxsize=None)
 def current_data(name):
     """(dataset_sha256, data_content) of registered dataset ``name`` as it loads now, or the reason
-    it cannot be checked here (not registered; neither cached nor in a local mirror)."""
+    it cannot be checked here (not registered; neither cached, embedded nor in a local mirror:
+    a report never downloads)."""
     import os
 
     from mlbench.data import cache, fetch
@@ -194,8 +195,9 @@ def current_data(name):
     except DataError:
         return f"{name} is not a registered dataset"
     mirror = fetch.mirror_location()
-    local = cache.cache_path(fetch.data_dir(), entry.name).is_file() or (
-        mirror and "://" not in mirror and os.path.isdir(mirror))
+    local = (cache.cache_path(fetch.data_dir(), entry.name).is_file()
+             or (mirror and "://" not in mirror and os.path.isdir(mirror))
+             or all(fetch._embedded(f) is not None for f in entry.files))
     if not local:
         return f"{name} is neither cached nor in a local mirror (set MLBENCH_MIRROR)"
     try:
