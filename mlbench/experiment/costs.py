@@ -198,7 +198,7 @@ def costs_markdown(paths, root=None):
     """``COSTS.md``: per results file and protocol, the median seconds (fit + predict) of a cell and the largest
     peak memory of each method on each dataset, from its ``ok`` rows; paths shown relative to
     ``root``."""
-    import pandas as pd
+    from mlbench.results_file import read_results
 
     cols = ["dataset", "method", "protocol", "status", "fit_seconds", "predict_seconds",
             "peak_memory_mb", _CPU]
@@ -212,8 +212,6 @@ def costs_markdown(paths, root=None):
              "those runs used a 2-core machine with two cells at a time, so their seconds include",
              "some contention.  — means no `ok` cell.",
              ""]
-    from mlbench.results_file import read_results
-
     for path in paths:
         frame = read_results([path], required=("dataset", "method", "protocol", "status"))
         frame = frame[[c for c in cols if c in frame.columns]]

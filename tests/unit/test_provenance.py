@@ -246,3 +246,13 @@ def test_reproduction_names_the_lines_it_left_out(tmp_path):
     text = "\n".join(_paper("demo", spec, tmp_path))
     assert "1 line(s) of `r.csv` left out: line 3: 7 fields (expected the header's 8 columns)" \
         in text
+
+
+def test_a_report_left_with_one_method_names_the_lines_it_dropped(tmp_path, cli):
+    path = tmp_path / "r.csv"
+    path.write_text(HEADER + "d,a,p,s0,0,ok,0.1,0.9\n"
+                    "dataset,method,protocol,split,seed,status,micro_f1,macro_f1\n"
+                    "d,b,p,s0,0,ok,0.7,0.3\n")
+    code, _, err = cli(["report", path])
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "the results hold 1 (a)" in err and "line 4: written under the header of line 3" in err
