@@ -289,7 +289,10 @@ class CurrentIdentity:
             self._note(f"protocol {name!r} is not a shipped protocol: its rows' protocol, method "
                        f"and parameters were not checked")
         else:
-            seed = int(float(row.get("seed") or protocol.seed))
+            try:
+                seed = int(float(row.get("seed")))
+            except (TypeError, ValueError, OverflowError):   # absent, empty (NaN) or not a number
+                seed = protocol.seed
             protocol = protocol.with_overrides(seed=seed) if seed != protocol.seed else protocol
             current["protocol_spec"] = data_spec(protocol.preprocess, protocol.split, dataset,
                                                  _dropped(dataset))
