@@ -58,7 +58,7 @@ def canonical_params(text):
     """``text`` (a ``params`` cell) re-serialised with sorted keys and no layout differences."""
     try:
         return json.dumps(json.loads(text), sort_keys=True)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):   # RecursionError: hostile, deeply nested
         return text or ""
 
 

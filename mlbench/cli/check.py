@@ -47,9 +47,8 @@ def command(ctx, results, reference, tolerances, metrics, alpha, strict, junit, 
     from mlbench.experiment.provenance import check_frame
 
     for res_, path in ((new, results), (ref, reference)):   # both sides must be current
-        for note in check_frame(res_.frame, allow_stale=allow_stale, what=path,
-                                echo=lambda line: click.echo(line, err=True)):
-            click.echo(f"note: {path}: {note}", err=True)
+        check_frame(res_.frame, allow_stale=allow_stale, what=path,
+                    echo=lambda line: click.echo(line, err=True))
     for note in ref.notes + new.notes:
         if "left out" in note:                # rows the gate cannot see: say so before judging
             click.echo(f"note: {note}", err=True)
@@ -60,9 +59,9 @@ def command(ctx, results, reference, tolerances, metrics, alpha, strict, junit, 
                f"{len(res.missing)} missing{' (failing: --strict)' if strict and res.missing else ''}, "
                f"{len(res.improvements)} improvements beyond the tolerance, {res.new_cells} new cells")
     if junit:
-        from mlbench.safety import atomic_write_text
+        from mlbench.fileio import atomic_write_text
 
-        atomic_write_text(junit, junit_xml(res, default, per, strict))
+        atomic_write_text(junit, junit_xml(res, default, per, strict), hint="choose another --junit")
     if annotations is None:
         annotations = bool(os.environ.get("GITHUB_ACTIONS"))
     if annotations:

@@ -55,9 +55,9 @@ def command(results, metrics, stats, control, alpha, style, fmt, out, cd_diagram
                                     methods=methods, datasets=datasets, allow_stale=allow_stale,
                                     echo=lambda line: click.echo(line, err=True))
     if out:
-        from mlbench.safety import atomic_write_text
+        from mlbench.fileio import atomic_write_text
 
-        atomic_write_text(out, text)
+        atomic_write_text(out, text, hint="choose another --out")
         click.echo(f"wrote {out}", err=True)
     else:
         click.echo(text, nl=False)

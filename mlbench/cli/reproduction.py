@@ -21,7 +21,9 @@ def command(claims, root, out, allow_stale):
     text = render(claims, root, allow_stale=allow_stale,
                   echo=lambda line: click.echo(line, err=True))
     if out:
-        with open(out, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        from mlbench.fileio import atomic_write_text
+
+        atomic_write_text(out, text, hint="choose another --out")
+        click.echo(f"wrote {out}", err=True)
     else:
         click.echo(text, nl=False)

@@ -124,7 +124,7 @@ def recorded_identity(row):
             try:
                 value = json.loads(extra)
                 out["protocol_spec"] = str(value.get("data_spec", "")) if isinstance(value, dict) else ""
-            except ValueError:
+            except (ValueError, RecursionError):   # RecursionError: hostile, deeply nested
                 pass
     return out
 

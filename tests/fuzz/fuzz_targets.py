@@ -225,18 +225,29 @@ def protocol_target(data: bytes, tmp: Path):
 
 
 def results_target(data: bytes, tmp: Path):
-    """A results CSV as resume reads it (results_file.read_rows) and as reports read it
-    (read_results, load_results), checked against an independent reading with the csv module:
-    every accepted row holds its line's fields under line 1's header, and no row is accepted
-    from under a second header of another layout (never reinterpreted)."""
+    """A results CSV as resume reads it (results_file.read_rows, and read_ok: the recorded
+    provenance, params and data_spec JSON), as reports read it (read_results, load_results) and
+    the JSON of ``extra`` that reports decode (bootstrap replicates, MLDF layers), checked against
+    an independent reading with the csv module: every accepted row holds its line's fields under
+    line 1's header, and no row is accepted from under a second header of another layout (never
+    reinterpreted)."""
     from mlbench.errors import MlbenchError
+    from mlbench.experiment.provenance import differences, recorded_identity
+    from mlbench.experiment.store import read_ok
+    from mlbench.protocols.measure_from import _extra_layers
     from mlbench.report.results import load_results
     from mlbench.results_file import read_results, read_rows
+    from mlbench.stats.bootstrap import _extra
 
     path = tmp / "results.csv"
     path.write_bytes(data)
     try:
         header, rows, _ = read_rows(str(path))
+        for row in read_ok(str(path)).values():
+            differences(recorded_identity(row), {"params": "{}", "protocol_spec": "x"}, {"x": 1})
+        for row in rows:
+            _extra(row)
+            _extra_layers(row.get("extra"))
         read_results([str(path)])
         load_results([str(path)])
     except MlbenchError as exc:
