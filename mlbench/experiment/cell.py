@@ -98,11 +98,14 @@ def params_json(est):
 
 
 def base_row(spec, sha256=""):
-    """The identifying part of a row (what a timeout or crash row can still say)."""
+    """The identifying part of a row (what a timeout or crash row can still say), with the
+    cell's provenance (:mod:`mlbench.experiment.provenance`)."""
     row = {c: "" for c in COLUMNS}
     row.update(dataset=spec.dataset, method=spec.method, protocol=spec.protocol, split=spec.split,
                repeat=spec.repeat, fold="" if spec.fold is None else spec.fold, seed=spec.seed,
-               mlbench_version=mlbench.__version__, dataset_sha256=sha256)
+               mlbench_version=mlbench.__version__, dataset_sha256=sha256 or spec.data_sha256,
+               data_content=spec.data_content, protocol_spec=spec.data_spec,
+               algorithm=spec.algorithm, conventions=spec.conventions)
     row.update({m: math.nan for m in spec.metrics})
     return row
 
@@ -249,8 +252,6 @@ def run_cell(spec, dataset):
         row["error"] = describe_exception(exc)
     if caught.counts:
         extra["warnings"] = caught.counts
-    if spec.data_spec:  # what decided the cell's data (grid.data_spec); resume compares it
-        extra["data_spec"] = spec.data_spec
     if spec.protocol_file:  # a protocol outside mlbench: report reads its defaults from there
         extra["protocol_file"] = spec.protocol_file
     row["extra"] = _json(extra)

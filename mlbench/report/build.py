@@ -64,8 +64,12 @@ def protocol_defaults(name, frame=None):
 
 def make_report(paths, *, metrics=(), stats=(), control=None, alpha=0.05, style=None, fmt="terminal",
                 protocol=None, cd_diagram=None, cd_test="nemenyi", rope=None, seed=0, colour=False,
-                bayes_samples=50_000, width=None, methods=None, datasets=None):
-    """Return ``(text, analysis, diagram_paths)`` for the given results files and options."""
+                bayes_samples=50_000, width=None, methods=None, datasets=None, allow_stale=False,
+                echo=None):
+    """Return ``(text, analysis, diagram_paths)`` for the given results files and options.
+    Rows computed from something no longer current are refused unless ``allow_stale``
+    (:func:`mlbench.experiment.provenance.check_frame`; each stale group named through ``echo``,
+    default stderr)."""
     if fmt not in FORMATS:
         raise ConfigError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
     if style is not None and style not in STYLES:
@@ -75,6 +79,10 @@ def make_report(paths, *, metrics=(), stats=(), control=None, alpha=0.05, style=
 
     results = select(load_results(paths, metrics=list(metrics) or None, protocol=protocol),
                      methods, datasets)
+    from mlbench.experiment.provenance import check_frame
+
+    provenance_notes = check_frame(results.frame, allow_stale=allow_stale, echo=echo,
+                                   what=", ".join(results.files))
     # a protocol's measure_from (MLDF): each measure from the model trained for it, one column
     from mlbench.protocols.measure_from import apply as apply_measure_from
 
@@ -86,7 +94,7 @@ def make_report(paths, *, metrics=(), stats=(), control=None, alpha=0.05, style=
     chosen = list(metrics) or [m for m in defaults.get("metrics", []) if m in results.metrics] or results.metrics
     if not metrics and style == "hiercost":
         chosen += [c for c in HIERARCHICAL_COLUMNS if c in results.metrics and c not in chosen]
-    extra_notes = []
+    extra_notes = list(provenance_notes)
     if stats:
         use = strict
         # "all" computes what the data allow; named tests must be computable
