@@ -33,6 +33,20 @@ def check_name(name, what="name", where=""):
     return name
 
 
+def file_part(text, limit=100):
+    """``text`` as part of a file name: characters other than letters, digits, ``-``, ``_`` and
+    ``.`` become ``_``; a longer result (a nested method spec) keeps its first ``limit``
+    characters and a hash of the whole text, so that names stay unique and within the file
+    system's 255 bytes."""
+    import hashlib
+
+    text = str(text)
+    safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in text)
+    if len(safe) <= limit:
+        return safe
+    return f"{safe[:limit]}-{hashlib.sha256(text.encode('utf-8')).hexdigest()[:12]}"
+
+
 def check_url(url, where=""):
     """``url`` itself when it is a pinned http(s) file URL that maps to a safe relative path."""
     at = f"{where}: " if where else ""

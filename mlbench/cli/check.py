@@ -22,8 +22,12 @@ import click
               help="Write a JUnit XML report (one testcase per cell and metric) to this file.")
 @click.option("--annotations/--no-annotations", default=None,
               help="Print GitHub Actions ::error lines [default: when GITHUB_ACTIONS is set].")
+@click.option("--allow-stale", is_flag=True,
+              help="Compare rows computed from data, code or protocols that are no longer current "
+                   "(each stale group is still named on stderr).")
 @click.pass_context
-def command(ctx, results, reference, tolerances, metrics, alpha, strict, junit, annotations):
+def command(ctx, results, reference, tolerances, metrics, alpha, strict, junit, annotations,
+            allow_stale):
     """Compare each (dataset, method, metric) of RESULTS with the reference.
 
     A cell regresses when its mean is worse than the reference by more than the tolerance and the
@@ -43,6 +47,11 @@ def command(ctx, results, reference, tolerances, metrics, alpha, strict, junit, 
     default, per = parse_tolerances(tolerances)
     new = load_results([results], metrics=names)
     ref = load_results([reference], metrics=names)
+    from mlbench.experiment.provenance import check_frame
+
+    for res_, path in ((new, results), (ref, reference)):   # both sides must be current
+        check_frame(res_.frame, allow_stale=allow_stale, what=path,
+                    echo=lambda line: click.echo(line, err=True))
     for note in ref.notes + new.notes:
         if "left out" in note:                # rows the gate cannot see: say so before judging
             click.echo(f"note: {note}", err=True)

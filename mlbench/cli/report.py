@@ -36,8 +36,11 @@ STATS_CHOICES = ("friedman", "wilcoxon", "ttest", "corrected-ttest", "bayes", "a
               help="Only these datasets: comma-separated names or globs, any case.")
 @click.option("--width", type=click.IntRange(40, 1000), default=None,
               help="Terminal table width [default: $COLUMNS or the terminal's, else 200].")
+@click.option("--allow-stale", is_flag=True,
+              help="Report rows computed from data, code or protocols that are no longer current "
+                   "(each stale group is still named on stderr).")
 def command(results, metrics, stats, control, alpha, style, fmt, out, cd_diagram, cd_test, protocol, rope,
-            seed, methods, datasets, width):
+            seed, methods, datasets, width, allow_stale):
     """Tables and tests from one or more RESULTS CSVs (merged, e.g. one per dataset).
 
     Example: mlbench report results/soshf.csv --style soshf --stats all --format latex --out t.tex
@@ -50,7 +53,8 @@ def command(results, metrics, stats, control, alpha, style, fmt, out, cd_diagram
     text, _, diagrams = make_report(list(results), metrics=metrics, stats=stats, control=control, alpha=alpha,
                                     style=style, fmt=fmt, protocol=protocol, cd_diagram=cd_diagram,
                                     cd_test=cd_test, rope=rope, seed=seed, colour=colour, width=width,
-                                    methods=methods, datasets=datasets)
+                                    methods=methods, datasets=datasets, allow_stale=allow_stale,
+                                    echo=lambda line: click.echo(line, err=True))
     if out:
         from mlbench.fileio import atomic_write_text
 

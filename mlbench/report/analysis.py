@@ -256,8 +256,10 @@ def analyse(results, *, metrics=None, control=None, protocol_control=None, alpha
                           "the control is one of the main methods")
     methods = results.methods
     if len(methods) < 2:
+        dropped = [n for n in results.notes if "left out" in n]   # lines that may hold the others
         raise MlbenchError(f"a report compares methods: the results hold {len(methods)} "
-                           f"({', '.join(methods)})")
+                           f"({', '.join(methods)})"
+                           + (f"; {'; '.join(dropped)}" if dropped else ""))
     ctrl, source = choose_control(results, metrics[0], control, protocol_control)
     stats = list(dict.fromkeys(list(stats) + list(strict_stats)))
     # each metric has its control: the one asked for, else the protocol's, else the best mean

@@ -13,8 +13,12 @@ from mlbench.report.formats import FORMATS, render
 
 def make_report(paths, *, metrics=(), stats=(), control=None, alpha=0.05, style=None, fmt="terminal",
                 protocol=None, cd_diagram=None, cd_test="nemenyi", rope=None, seed=0, colour=False,
-                bayes_samples=50_000, width=None, methods=None, datasets=None):
-    """Return ``(text, analysis, diagram_paths)`` for the given results files and options."""
+                bayes_samples=50_000, width=None, methods=None, datasets=None, allow_stale=False,
+                echo=None):
+    """Return ``(text, analysis, diagram_paths)`` for the given results files and options.
+    Rows computed from something no longer current are refused unless ``allow_stale``
+    (:func:`mlbench.experiment.provenance.check_frame`; each stale group named through ``echo``,
+    default stderr)."""
     from mlbench.report.cd_diagram import write_cd_diagrams
     from mlbench.report.export import analysis_to_dict
     from mlbench.report.prepare import prepare
@@ -24,7 +28,7 @@ def make_report(paths, *, metrics=(), stats=(), control=None, alpha=0.05, style=
         raise ConfigError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
     prep = prepare(paths, metrics=metrics, stats=stats, control=control, alpha=alpha, style=style,
                    protocol=protocol, rope=rope, seed=seed, bayes_samples=bayes_samples,
-                   methods=methods, datasets=datasets)
+                   methods=methods, datasets=datasets, allow_stale=allow_stale, echo=echo)
     analysis = prep.analysis
     diagrams = []
     if cd_diagram:          # before the tables: a diagram that cannot be drawn leaves a note

@@ -29,13 +29,39 @@ def is_protocol_file(name):
     return text.endswith((".yaml", ".yml")) or os.sep in text
 
 
-def protocol_defaults(name):
+def protocol_source(name, frame=None):
+    """Where protocol ``name`` of the rows in ``frame`` is read from: the file its rows recorded
+    (``extra.protocol_file``, a protocol given to ``run`` by path) while that file still holds
+    protocol ``name``, else the name (a shipped protocol)."""
+    import json
+
+    if frame is None or "extra" not in frame.columns:
+        return name
+    rows = frame[frame["protocol"] == name] if "protocol" in frame.columns else frame
+    for text in rows["extra"].dropna().astype(str):
+        if '"protocol_file"' not in text:
+            continue
+        try:
+            path = json.loads(text).get("protocol_file")
+        except (ValueError, AttributeError, RecursionError):
+            continue
+        if isinstance(path, str) and os.path.isfile(path):
+            try:
+                if _load(path).name == name:
+                    return path
+            except MlbenchError:
+                pass
+    return name
+
+
+def protocol_defaults(name, frame=None):
     """``{metrics, control, stats, style, variants}`` of protocol ``name`` (a shipped name or a
-    YAML file; empty when unknown or absent)."""
+    YAML file; empty when unknown or absent), read from the file the rows in ``frame`` recorded
+    when there is one (:func:`protocol_source`)."""
     if not name:
         return {}
     try:
-        p = _load(name)
+        p = _load(protocol_source(name, frame))
     except (ImportError, MlbenchError):
         # an unknown protocol name (results from elsewhere): the report uses its own defaults
         return {}
@@ -53,8 +79,12 @@ class Prepared:
 
 
 def prepare(paths, *, metrics=(), stats=(), control=None, alpha=0.05, style=None, protocol=None,
-            rope=None, seed=0, bayes_samples=50_000, methods=None, datasets=None):
-    """Load, select and analyse the results CSVs ``paths`` (see the module docstring)."""
+            rope=None, seed=0, bayes_samples=50_000, methods=None, datasets=None, allow_stale=False,
+            echo=None):
+    """Load, select and analyse the results CSVs ``paths`` (see the module docstring).  Rows
+    computed from something no longer current are refused unless ``allow_stale``
+    (:func:`mlbench.experiment.provenance.check_frame`)."""
+    from mlbench.experiment.provenance import check_frame
     from mlbench.protocols.measure_from import apply as apply_measure_from
     from mlbench.report.analysis import analyse, normalize_stats
     from mlbench.report.results import load_results, select
@@ -72,9 +102,12 @@ def prepare(paths, *, metrics=(), stats=(), control=None, alpha=0.05, style=None
         protocol, file_defaults = proto.name, protocol_defaults(protocol)
     results = select(load_results(paths, metrics=list(metrics) or None, protocol=protocol),
                      methods, datasets)
+    provenance_notes = check_frame(results.frame, allow_stale=allow_stale, echo=echo,
+                                   what=", ".join(results.files))
     # a protocol's measure_from (MLDF): each measure from the model trained for it, one column
     results = apply_measure_from(results)
-    defaults = file_defaults if file_defaults is not None else protocol_defaults(results.protocol)
+    defaults = file_defaults if file_defaults is not None else \
+        protocol_defaults(results.protocol, results.frame)
     style = style or defaults.get("style") or "plain"
     if style not in STYLES:
         style = "plain"
@@ -83,7 +116,7 @@ def prepare(paths, *, metrics=(), stats=(), control=None, alpha=0.05, style=None
         or results.metrics
     if not metrics and hasattr(module, "extra_metrics"):
         chosen += [c for c in module.extra_metrics(results) if c not in chosen]
-    extra_notes = []
+    extra_notes = list(provenance_notes)
     if stats:
         use = strict
         # "all" computes what the data allow; named tests must be computable

@@ -146,7 +146,7 @@ def _extra(row):
         return value
     try:
         parsed = json.loads(value) if isinstance(value, str) else None
-    except ValueError:
+    except (ValueError, RecursionError):   # RecursionError: hostile, deeply nested JSON
         return None
     return parsed if isinstance(parsed, dict) else None
 
