@@ -254,6 +254,7 @@ def run_cell(spec, dataset):
 
 def _run(spec, dataset, row, extra):
     from mlbench.metrics import get_measure
+    from mlbench.metrics.ranking import ranking_extra
 
     split = get_split(dataset, spec.scheme, protocol=spec.protocol, seed=spec.seed, split=spec.split)
     pipe = Pipeline(spec.preprocess).fit(take_rows(dataset, split.training_part))
@@ -315,12 +316,14 @@ def _run(spec, dataset, row, extra):
             problems[m.name] = f"the method gives no {m.needs}"
             continue
         try:
-            ctx = {"hierarchy": test.hierarchy} if m.needs == "hierarchy" else {}
+            ctx = ({"hierarchy": test.hierarchy} if m.needs == "hierarchy"
+                   else {"ties": spec.ties} if m.kind == "ranking" else {})
             row[m.name] = m(test.Y, value, **ctx)
             if spec.bootstrap:
                 boot[m.name] = _bootstrap(spec, m, test.Y, value, ctx)
         except Exception as exc:  # a measure undefined on this output: NaN plus the reason
             problems[m.name] = describe_exception(exc)
+    extra.update(ranking_extra(test.Y, measures, scores, own, spec.ties))   # ties: convention, share
     if problems:
         extra["metric_errors"] = problems
     if boot:

@@ -36,6 +36,7 @@ class CellSpec:
     bootstrap: int = 0     # test-row bootstrap replicates per measure (0 = none)
     params: str = ""       # the params column this cell records ("" = not computed)
     data_spec: str = ""    # fingerprint of its preprocessing and split rule ("" = not computed)
+    ties: str = "pessimistic"  # tie convention of the ranking measures (protocol's ``ties``)
 
     @property
     def key(self):
@@ -58,7 +59,7 @@ SPLIT_FIELDS = {"holdout": ("train_fraction", "validation_fraction"),
                 "given": ("validation_fraction",)}
 
 
-def data_spec(preprocess, scheme, dataset, dropped=()):
+def data_spec(preprocess, scheme, dataset, dropped=(), ties="pessimistic"):
     """Short sha256 (16 hex digits) of what decides the data a cell of ``dataset`` sees.
 
     The fingerprint covers the protocol's preprocessing steps that apply to ``dataset`` (a step
@@ -67,7 +68,9 @@ def data_spec(preprocess, scheme, dataset, dropped=()):
     agree), in order, and the split scheme's name with the fields of :data:`SPLIT_FIELDS`, as
     canonical JSON (sorted keys).  The split's seed and id are part of the cell's key already.
     ``dropped``: the registry's ``drop_features`` of the dataset; counted only when non-empty, so
-    that every other dataset's fingerprint stays what it was.
+    that every other dataset's fingerprint stays what it was.  ``ties``: the protocol's tie
+    convention for the ranking measures, counted likewise only when not the default
+    ``pessimistic`` (so a protocol that changes its convention reruns its cells).
     """
     from mlbench.data.preprocess import STEPS, parse_step
 
@@ -82,6 +85,8 @@ def data_spec(preprocess, scheme, dataset, dropped=()):
     spec = {"preprocess": steps, "split": split}
     if dropped:
         spec["drop_features"] = sorted(dropped)
+    if ties != "pessimistic":
+        spec["ties"] = ties
     text = json.dumps(spec, sort_keys=True, default=repr)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
@@ -111,7 +116,8 @@ def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=N
     built = {}  # method entry index -> get_params(deep=False) of its estimator
     cells = []
     for ds in datasets:
-        fingerprint = data_spec(protocol.preprocess, protocol.split, ds, _dropped(ds))
+        fingerprint = data_spec(protocol.preprocess, protocol.split, ds, _dropped(ds),
+                                getattr(protocol, "ties", "pessimistic"))
         for s in splits_by_dataset[ds]:
             for i, m in enumerate(methods):
                 spec = CellSpec(
@@ -119,7 +125,8 @@ def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=N
                     split=s.id, repeat=s.repeat, fold=s.fold, seed=protocol.seed,
                     scheme=protocol.split, method_params=dict(m.params),
                     preprocess=tuple(protocol.preprocess), metrics=tuple(protocol.metrics),
-                    predictions_dir=predictions_dir, bootstrap=int(protocol.bootstrap))
+                    predictions_dir=predictions_dir, bootstrap=int(protocol.bootstrap),
+                    ties=getattr(protocol, "ties", "pessimistic"))
                 if i not in built:
                     built[i] = recorded_params(make_estimator(spec))
                 params = built[i]

@@ -68,7 +68,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.stats import rankdata
 
-from mlbench.errors import ConfigError
+from mlbench.errors import ConfigError, MlbenchError
 from mlbench.metrics._validate import check_binary, check_scores
 from mlbench.metrics.base import register_measure
 
@@ -261,7 +261,10 @@ def ranking_extra(Y_true, measures, scores, own, ties):
     shares = {}
     for name, S in used.items():
         same = next((n for n in shares if used[n] is S), None)
-        shares[name] = shares[same] if same else round(tie_share(Y_true, S), 6)
+        try:
+            shares[name] = shares[same] if same else round(tie_share(Y_true, S), 6)
+        except MlbenchError:   # malformed scores: the measure itself records why it has no value
+            shares[name] = None
     values = set(shares.values())
     return {"ties": ties, "tie_share": values.pop() if len(values) == 1 else shares}
 
