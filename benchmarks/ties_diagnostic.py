@@ -1,0 +1,68 @@
+"""Ties in the label-ranking measures (issue #40): one method's cells of a paper results CSV refit
+with their recorded parameters and seeds, scored under each tie convention, and with the scores a
+reference implementation would hand to the measures.
+
+For ``rakel`` the score variants are the mean vote over the labelsets holding the label (ours, and
+MULAN's ``RAkEL``: it passes the vote fractions as the confidences of its ``MultiLabelOutput``; the
+mean LP confidence it also computes is left unused) and the raw vote count (MEKA's ``RAkEL``: its
+``distributionForInstance`` adds 1 per vote and does not divide).  Prints one line per cell, score
+variant and convention, and checks that the refit reproduces the CSV's (pessimistic) values.
+
+    PYTHONPATH=$PWD OMP_NUM_THREADS=1 python benchmarks/ties_diagnostic.py mldf rakel cal500,corel16k-s1 holdout-r00,holdout-r01
+"""
+import json
+import sys
+
+import numpy as np
+import pandas as pd
+
+from mlbench.data import load_dataset
+from mlbench.data.preprocess import Pipeline, take_rows
+from mlbench.data.splits import get_split
+from mlbench.methods import registry
+from mlbench.metrics import get_measure
+from mlbench.metrics.ranking import TIES, tie_share
+from mlbench.protocols import load_protocol
+
+RANKING = ("one_error", "coverage_normalized", "ranking_loss", "average_precision")
+
+
+def score_variants(method, est, X):
+    """{variant name: (n, L) scores} a reference implementation of ``method`` would rank by."""
+    S = est.predict_proba(X)
+    if method == "rakel":
+        return {"mean vote (ours, MULAN)": S, "vote count (MEKA)": S * est.n_votes_}
+    return {"ours": S}
+
+
+def main(protocol, method, datasets, splits):
+    proto = load_protocol(protocol)
+    res = pd.read_csv(f"results/papers/{proto.name}.csv")
+    print("| dataset | split | scores | ties | tie share | " + " | ".join(RANKING) + " | macro_auc |")
+    print("|---" * (6 + len(RANKING)) + "|")
+    for name in datasets:
+        ds = load_dataset(name)
+        for split_id in splits:
+            row = res[(res.method == method) & (res.dataset == name) & (res.split == split_id)
+                      & (res.status == "ok")].iloc[0]
+            split = get_split(ds, proto.split, protocol=proto.name, seed=proto.seed, split=split_id)
+            pipe = Pipeline(proto.preprocess).fit(take_rows(ds, split.training_part))
+            test = pipe.transform(take_rows(ds, split.test))
+            params = json.loads(row.params)
+            entry = next(e for e in proto.methods if e.label == method)
+            est = registry.make(entry.name, **params).fit(pipe.train_.X, pipe.train_.Y)
+            Y = np.asarray(test.Y.toarray() if hasattr(test.Y, "toarray") else test.Y)
+            for variant, S in score_variants(method, est, test.X).items():
+                auc = get_measure("macro_auc")(Y, S)
+                share = tie_share(Y, S)
+                for ties in TIES:
+                    values = [get_measure(m)(Y, S, ties=ties) for m in RANKING]
+                    if variant.startswith(("mean vote", "ours")) and ties == "pessimistic":
+                        csv = [float(row[m]) for m in RANKING]
+                        assert np.allclose(values, csv), (name, split_id, values, csv)
+                    print(f"| {name} | {split_id} | {variant} | {ties} | {share:.3f} | "
+                          + " | ".join(f"{v:.4f}" for v in values) + f" | {auc:.4f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2], sys.argv[3].split(","), sys.argv[4].split(","))
