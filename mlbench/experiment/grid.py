@@ -116,8 +116,7 @@ def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=N
     built = {}  # method entry index -> get_params(deep=False) of its estimator
     cells = []
     for ds in datasets:
-        fingerprint = data_spec(protocol.preprocess, protocol.split, ds, _dropped(ds),
-                                getattr(protocol, "ties", "pessimistic"))
+        fingerprint = data_spec(protocol.preprocess, protocol.split, ds, _dropped(ds), protocol.ties)
         for s in splits_by_dataset[ds]:
             for i, m in enumerate(methods):
                 spec = CellSpec(
@@ -126,7 +125,7 @@ def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=N
                     scheme=protocol.split, method_params=dict(m.params),
                     preprocess=tuple(protocol.preprocess), metrics=tuple(protocol.metrics),
                     predictions_dir=predictions_dir, bootstrap=int(protocol.bootstrap),
-                    ties=getattr(protocol, "ties", "pessimistic"))
+                    ties=protocol.ties)
                 if i not in built:
                     built[i] = recorded_params(make_estimator(spec))
                 params = built[i]

@@ -158,7 +158,8 @@ def test_conventions_agree_without_ties(seed):
 @pytest.mark.parametrize("seed", range(4))
 def test_tie_share_is_twice_the_pessimistic_minus_half_ranking_loss(seed):
     Y, S = case(seed, n=50, L=7, levels=3)
-    gap = ranking_stats(Y, S, "pessimistic").mean("ranking_loss") - ranking_stats(Y, S, "half").mean("ranking_loss")
+    gap = (ranking_stats(Y, S, "pessimistic").mean("ranking_loss")
+           - ranking_stats(Y, S, "half").mean("ranking_loss"))
     assert tie_share(Y, S) == pytest.approx(2 * gap)
     assert tie_share(Y_HAND, S_HAND) == pytest.approx((1 / 3 + 0) / 2)   # 1 of 3 pairs tied in row 0
 
