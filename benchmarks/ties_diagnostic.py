@@ -23,6 +23,7 @@ from mlbench.data import load_dataset
 from mlbench.data.preprocess import Pipeline, take_rows
 from mlbench.data.splits import get_split
 from mlbench.methods import registry
+from mlbench.methods.transformation.br import scores_kind
 from mlbench.metrics import get_measure
 from mlbench.metrics.ranking import TIES, tie_share
 from mlbench.protocols import load_protocol
@@ -34,7 +35,9 @@ def score_variants(method, est, X):
     S, P = est.predict_proba(X), est.predict(X)
     if method == "rakel":
         return {"mean vote (ours, MULAN)": (S, P), "vote count (MEKA)": (S * est.n_votes_, P)}
-    if method == "ecc":   # the chains are fitted alike; only the aggregation differs
+    if method == "ecc" and scores_kind(est.base, est.base_params) == "proba":
+        # the chains are fitted alike; only the aggregation differs (an SVM chain has no
+        # confidence but its vote: MULAN's mean confidence is then the mean vote)
         other = "proba" if est.aggregate == "vote" else "vote"
         names = {"vote": "mean vote (MEKA)", "proba": "mean confidence (MULAN default)"}
         est_other = _with_aggregate(est, other)
