@@ -80,12 +80,12 @@ REFERENCE_PATHS = (
 
 def _run_method(name, params, X, Y, Xt):
     """(seconds, outputs) of fit + predict + scores, as the runner's cell does."""
-    from mlbench.experiment.cell import _scores
+    from mlbench.experiment.outputs import method_scores
     from mlbench.methods import registry
 
     t = time.perf_counter()
     model = registry.make(name, random_state=7, **params).fit(X, Y)
-    out = [np.asarray(model.predict(Xt)), _scores(model, Xt),
+    out = [np.asarray(model.predict(Xt)), method_scores(model, Xt, Xt.shape[0], Y.shape[1], name),
            np.asarray(getattr(model, "threshold_", 0.0))]
     return time.perf_counter() - t, out
 

@@ -90,7 +90,7 @@ def _registered_datasets():
 def _expand(names, known, what):
     """Names with shell globs (``mldf-*``, ``rcv1subset?``) expanded against ``known``,
     case-insensitively, in ``known``'s order; a plain name takes ``known``'s spelling when it
-    matches one in another case; paths and user specs pass as given."""
+    matches one in another case; paths, method specs and entry mappings pass as given."""
     import fnmatch
 
     from mlbench.errors import ConfigError
@@ -100,6 +100,9 @@ def _expand(names, known, what):
     lower = {k.lower(): k for k in reversed(list(known))}      # the first spelling wins
     out = []
     for name in names:
+        if not isinstance(name, str) or "(" in name:      # an entry mapping, or a method spec
+            out.append(name)
+            continue
         if not any(ch in name for ch in "*?[") or ":" in name or "/" in name:
             out.append(lower.get(name.lower(), name) if ":" not in name and "/" not in name else name)
             continue
@@ -111,15 +114,27 @@ def _expand(names, known, what):
 
 
 def run(protocol: str = "quick", *, datasets: list[str] | None = None,
-        methods: list[str] | str | None = None, out: str | os.PathLike | None = None, jobs: int = 1,
+        methods: list | str | None = None, out: str | os.PathLike | None = None, jobs: int = 1,
         repeats: int | None = None, seed: int | None = None, executor="local",
         timeout: float | None = None, cpu_time: float | None = None, max_memory=None,
-        scheduler: str | None = None, retries: int = 2) -> pd.DataFrame:
+        scheduler: str | None = None, retries: int = 2,
+        save_predictions: bool = False) -> pd.DataFrame:
     """Run (or resume) a protocol's grid into ``out`` (default ``results/<protocol>.csv``) with
-    the command line's options and return that grid's rows of the results file."""
+    the command line's options and return that grid's rows of the results file.
+
+    ``methods`` items are names, method specs (``"sklearn.neighbors:KNeighborsClassifier(
+    n_neighbors=[5, 15])"``: a list is a grid of variants) or protocol entry mappings
+    (``{"name": ..., "tune": {"n_neighbors": [5, 15]}}``); see docs/your-method.md.  Protocol
+    entries that name no registered method are skipped with a warning."""
+    import warnings
+
     report = run_grid(protocol, datasets=datasets, methods=methods, out=out, jobs=jobs,
                       repeats=repeats, seed=seed, executor=executor, timeout=timeout,
-                      cpu_time=cpu_time, max_memory=max_memory, scheduler=scheduler, retries=retries)
+                      cpu_time=cpu_time, max_memory=max_memory, scheduler=scheduler, retries=retries,
+                      save_predictions=save_predictions)
+    if report.skipped_methods:
+        warnings.warn(f"skipped method(s) not registered: {', '.join(report.skipped_methods)}",
+                      stacklevel=2)
     out = report.out
     df = pd.read_csv(out, dtype={"dataset": str, "method": str, "split": str, "protocol": str})
     proto_name = report.protocol.name

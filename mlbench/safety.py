@@ -33,6 +33,20 @@ def check_name(name, what="name", where=""):
     return name
 
 
+def file_part(text, limit=100):
+    """``text`` as part of a file name: characters other than letters, digits, ``-``, ``_`` and
+    ``.`` become ``_``; a longer result (a nested method spec) keeps its first ``limit``
+    characters and a hash of the whole text, so that names stay unique and within the file
+    system's 255 bytes."""
+    import hashlib
+
+    text = str(text)
+    safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in text)
+    if len(safe) <= limit:
+        return safe
+    return f"{safe[:limit]}-{hashlib.sha256(text.encode('utf-8')).hexdigest()[:12]}"
+
+
 def check_url(url, where=""):
     """``url`` itself when it is a pinned http(s) file URL that maps to a safe relative path."""
     at = f"{where}: " if where else ""
@@ -161,23 +175,7 @@ def load_yaml(path, what="YAML file"):
 
 
 def atomic_write_text(path, text):
-    """Write ``text`` to ``path`` through a temporary file and a rename: no half-written file.
-    An OSError (a missing directory, a read-only or full disk) is one ConfigError line."""
-    import os
-    import tempfile
+    """Write ``text`` to ``path`` atomically; an OSError is one line (:mod:`mlbench.fileio`)."""
+    from mlbench.fileio import atomic_write_text as write
 
-    path = Path(path)
-    try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)          # as open() would have made it, not mkstemp's 0600
-        os.replace(tmp, path)
-    except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except (OSError, UnboundLocalError):
-            pass
-        raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return write(path, text)

@@ -66,8 +66,8 @@ def _names(value):
 @click.option("--timeout", type=_Seconds(), default=None,
               help="Wall-clock seconds per cell before it is stopped (status timeout).")
 @click.option("--cpu-time", type=_Seconds(), default=None,
-              help="CPU seconds per cell, all its threads counted, before the kernel stops it "
-                   "(status timeout): a limit that a loaded machine does not shorten.")
+              help="CPU seconds per cell, all threads of all its processes counted, before it "
+                   "is stopped (status timeout): a limit that a loaded machine does not shorten.")
 @click.option("--save-predictions", is_flag=True,
               help="Keep each cell's predictions and scores in <out>.predictions/.")
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local",
@@ -76,8 +76,8 @@ def _names(value):
               help="Dask scheduler address (env MLBENCH_SCHEDULER) [default: a LocalCluster of "
                    "--jobs workers].")
 @click.option("--max-memory", default=None,
-              help="Resident memory per cell, e.g. 4GB; a cell above it is stopped "
-                   "(status memory).")
+              help="Private memory per cell, its own and that of every process it started, "
+                   "e.g. 4GB; a cell above it is stopped (status memory).")
 @click.option("--retries", type=click.IntRange(0, 100), default=2, show_default=True,
               help="Dask: resubmissions of a cell whose worker died, before status lost.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines and no summary table.")
@@ -134,6 +134,13 @@ def command(protocol, methods, datasets, repeats, seed, jobs, out, timeout, cpu_
         from mlbench.protocols import load_protocol
 
         out = options["out"] = os.path.join("results", f"{load_protocol(protocol).name}.csv")
+    import signal
+
+    def _terminate(signum, frame):
+        # SIGTERM/SIGHUP end the run as Ctrl-C does: every running cell's processes are killed
+        raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, _terminate) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:
         report = run_grid(protocol, executor=executor, timeout=timeout, cpu_time=cpu_time,
                           max_memory=max_memory, scheduler=scheduler, retries=retries,
@@ -143,6 +150,9 @@ def command(protocol, methods, datasets, repeats, seed, jobs, out, timeout, cpu_
         click.echo(f"mlbench: interrupted; finished cells are in {out}; run the same command "
                    "again to resume", err=True)
         raise SystemExit(130) from None
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     for name, why in report.skipped_datasets.items():
         click.echo(f"skipped dataset {name}: {why}", err=True)
     if report.skipped_methods:

@@ -15,7 +15,9 @@ the worker count or completion order (a cell's seeds depend only on its identity
 
 Inside the task the cell runs in a forked child
 (:func:`mlbench.experiment.supervise.run_supervised`), so ``timeout`` and ``max_memory`` stop it
-by killing that process, not by abandoning a thread.
+by killing that process and every process it started, not by abandoning a thread.  A run that
+ends with cells still running (interrupted) cancels their tasks and kills their process trees on
+every worker (those of this run only: the trees are tagged with the run's id).
 
 A worker that dies mid-cell (killed, out of memory) makes the scheduler report the task lost
 (``KilledWorker``; our LocalCluster sets ``distributed.scheduler.allowed-failures`` to 0 so the
@@ -70,7 +72,7 @@ def _can_read(name, sha256):
     return _cached_dataset(name, sha256) is not None
 
 
-def _task(spec, dataset, timeout, max_memory, threads, cpu_time=None):
+def _task(spec, dataset, timeout, max_memory, threads, cpu_time=None, owner=None):
     """Run on a worker: the cell's row (the cell itself runs in a killable child process).
     ``dataset`` is the dataset, or ``(name, sha256)`` to read from the shared cache."""
     if isinstance(dataset, tuple):
@@ -93,7 +95,7 @@ def _task(spec, dataset, timeout, max_memory, threads, cpu_time=None):
     except Exception:  # noqa: BLE001
         pass
     return run_supervised(spec, dataset, timeout=timeout, max_memory=max_memory, threads=threads,
-                          cpu_time=cpu_time)
+                          cpu_time=cpu_time, owner=owner)
 
 
 def _user_methods(cells):
@@ -110,7 +112,7 @@ def _user_methods(cells):
     out = {}
     for name in {c.method_name for c in cells}:
         spec = registry.get(name)
-        if spec.family != "user":
+        if spec.family != "user" and name not in registry._USER:    # a registered name
             continue
         module = sys.modules.get(spec.cls.__module__)
         if module is not None and module.__name__.startswith("mlbench_user_"):
@@ -198,6 +200,7 @@ class DaskExecutor:
             client.register_plugin(_user_methods_plugin(user), name="mlbench-user-methods")
         scattered = {}
         running = {}  # future -> (spec, attempt)
+        owner = f"mlbench-run-{os.getpid()}-{time.time_ns()}"   # tags this run's cells on workers
         relost = {}  # cell key -> times its dataset copy was lost with a dead worker
 
         def submit(spec, attempt):
@@ -212,7 +215,7 @@ class DaskExecutor:
                 scattered[spec.dataset] = (client.scatter(ds, hash=False, broadcast=True),
                                            ds.sha256)
             fut = client.submit(_task, spec, scattered[spec.dataset][0], self.timeout,
-                                self.max_memory, self.threads, self.cpu_time, pure=False,
+                                self.max_memory, self.threads, self.cpu_time, owner, pure=False,
                                 key=f"mlbench-cell-{spec.dataset}-{spec.method}-{spec.split}"
                                     f"-a{attempt}-{os.getpid()}-{time.monotonic_ns()}")
             running[fut] = (spec, attempt)
@@ -257,7 +260,13 @@ class DaskExecutor:
                         yield spec, failure_row(spec, "error", f"{type(exc).__name__}: {exc}", sha)
         finally:
             if running:
+                from mlbench.experiment.proctree import kill_cells
+
                 client.cancel(list(running), force=True)
+                try:
+                    client.run(kill_cells, owner)   # a cancelled task's thread runs on otherwise
+                except Exception:  # noqa: BLE001  (workers gone already: their cells died with them)
+                    pass
             if own_client is not None:
                 own_client.close()
             if cluster is not None:

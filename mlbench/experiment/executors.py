@@ -28,11 +28,13 @@ from multiprocessing.connection import wait
 
 from mlbench.errors import ConfigError
 from mlbench.experiment.cell import CELL_JOBS_ENV, describe_exception, failure_row, run_cell
-from mlbench.experiment.supervise import _die_with_parent, _rss, cpu_limit_row, limit_cpu
-
+from mlbench.experiment.proctree import CellTree, become_cell_leader, kill_descendants
+from mlbench.experiment.supervise import (_die_with_parent, cpu_limit_row, cpu_tree_row, limit_cpu,
+                                          memory_row, over_limits, with_children_memory)
 
 
 def _child(spec, dataset, conn, threads, cpu_time=None, cell_jobs=1):
+    become_cell_leader()
     _die_with_parent()
     limit_cpu(cpu_time)
     os.environ[CELL_JOBS_ENV] = str(cell_jobs)
@@ -47,6 +49,7 @@ def _child(spec, dataset, conn, threads, cpu_time=None, cell_jobs=1):
         row = run_cell(spec, dataset)
     except BaseException as exc:  # noqa: BLE001  (report anything, even SystemExit, as the cell's error)
         row = failure_row(spec, "error", describe_exception(exc), dataset.sha256)
+    kill_descendants()
     try:
         conn.send(row)
     finally:
@@ -66,9 +69,11 @@ def _threads_per_cell():
 
 class LocalExecutor:
     """Cells in forked worker processes, ``jobs`` at a time, each stopped after ``timeout`` seconds
-    (wall clock), ``cpu_time`` CPU seconds (all its threads; status ``timeout`` either way)
-    or when its private memory (USS, see ``supervise._rss``) exceeds ``max_memory`` bytes (polled every ``poll`` s; status
-    ``memory``)."""
+    (wall clock), ``cpu_time`` CPU seconds (all threads of all its processes; status ``timeout``
+    either way) or when the private memory (USS, see ``proctree.private_memory``) of its processes
+    exceeds ``max_memory`` bytes (polled every ``poll`` s; status ``memory``).  Each cell owns the
+    processes it starts (:mod:`mlbench.experiment.proctree`): they are killed with it when it
+    ends, is stopped, or the run ends or is interrupted."""
 
     def __init__(self, jobs=1, timeout=None, poll=0.25, max_memory=None, cpu_time=None):
         if int(jobs) < 1:
@@ -87,7 +92,15 @@ class LocalExecutor:
 
     def run(self, cells, get_dataset, on_start=lambda spec: None, on_tick=None):
         pending = deque(cells)
-        running = {}  # connection -> (process, spec, start time, sha256)
+        running = {}  # connection -> (process, spec, start time, sha256, process tree)
+
+        def stop(conn):
+            proc, spec, start, sha, tree = running.pop(conn)
+            tree.kill()
+            proc.join()
+            conn.close()
+            return spec, sha
+
         try:
             while pending or running:
                 while pending and len(running) < self.jobs:
@@ -100,24 +113,24 @@ class LocalExecutor:
                                                                   self.cpu_time, cell_jobs))
                     proc.start()
                     send.close()
-                    running[recv] = (proc, spec, time.monotonic(), dataset.sha256)
+                    running[recv] = (proc, spec, time.monotonic(), dataset.sha256, CellTree(proc.pid))
                     on_start(spec)
                 timeout = self.poll
                 if self.timeout is not None:
                     now = time.monotonic()
-                    left = min(start + self.timeout - now for _, _, start, _ in running.values())
+                    left = min(start + self.timeout - now for _, _, start, _, _ in running.values())
                     timeout = max(0.0, min(timeout, left))
                 ready = wait(list(running), timeout=timeout)
                 if on_tick is not None:
                     on_tick()
                 for conn in ready:
-                    proc, spec, start, sha = running.pop(conn)
+                    proc = running[conn][0]
                     try:
-                        row = conn.recv()
+                        row = with_children_memory(conn.recv(), running[conn][4])
                     except (EOFError, OSError):
                         row = None
-                    conn.close()
-                    proc.join()
+                        proc.join(5)     # it is ending: let it tell how before its tree is killed
+                    spec, sha = stop(conn)
                     if row is None and proc.exitcode is not None and proc.exitcode < 0:
                         row = cpu_limit_row(spec, self.cpu_time, -proc.exitcode, sha)
                     if row is None:
@@ -127,31 +140,21 @@ class LocalExecutor:
                         row = failure_row(spec, "error", f"WorkerDied: the worker process ended "
                                           f"without a result ({why})", sha)
                     yield spec, row
-                if self.max_memory is not None:
-
-                    for conn, (proc, spec, start, sha) in list(running.items()):
-                        rss = _rss(proc.pid)
-                        if rss > self.max_memory:
-                            proc.kill()
-                            proc.join()
-                            conn.close()
-                            del running[conn]
-                            yield spec, failure_row(
-                                spec, "memory", f"MemoryLimit: private memory {rss / 2**20:.0f} MB "
-                                f"above the limit of {self.max_memory / 2**20:.0f} MB", sha,
-                                peak_memory_mb=round(rss / 2**20, 3))
+                for conn, (proc, spec, start, sha, tree) in list(running.items()):
+                    # remember the cell's processes every poll (a limit needs their usage)
+                    over = over_limits(tree, self.max_memory, self.cpu_time)
+                    if over is not None:
+                        stop(conn)
+                        kind, used = over
+                        yield spec, (memory_row(spec, used, self.max_memory, sha) if kind == "memory"
+                                     else cpu_tree_row(spec, self.cpu_time, sha))
                 if self.timeout is not None:
                     now = time.monotonic()
-                    for conn, (proc, spec, start, sha) in list(running.items()):
+                    for conn, (proc, spec, start, sha, tree) in list(running.items()):
                         if now - start >= self.timeout:
-                            proc.kill()
-                            proc.join()
-                            conn.close()
-                            del running[conn]
+                            stop(conn)
                             yield spec, failure_row(
                                 spec, "timeout", f"Timeout: stopped after {self.timeout:g} s", sha)
         finally:
-            for conn, (proc, *_rest) in running.items():
-                proc.kill()
-                proc.join()
-                conn.close()
+            for conn in list(running):
+                stop(conn)

@@ -36,6 +36,7 @@ class CellSpec:
     bootstrap: int = 0     # test-row bootstrap replicates per measure (0 = none)
     params: str = ""       # the params column this cell records ("" = not computed)
     data_spec: str = ""    # fingerprint of its preprocessing and split rule ("" = not computed)
+    protocol_file: str = ""  # the protocol's file when not a shipped one (extra.protocol_file)
     ties: str = "pessimistic"  # tie convention of the ranking measures (protocol's ``ties``)
 
     @property
@@ -108,12 +109,17 @@ def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=N
     ``methods`` are :class:`~mlbench.protocols.MethodEntry`; ``splits_by_dataset`` maps a dataset
     name to its :class:`~mlbench.data.splits.Split` list.  Each cell's ``params`` is what
     ``params_json(make_estimator(cell))`` gives; each method's estimator is built once and only its
-    ``random_state`` (the cell's seed) changes from cell to cell.  Each dataset's
+    ``random_state`` (the cell's seed) changes from cell to cell (a method spec with nested
+    estimators is built for every cell: their seeds derive from the cell's).  Each dataset's
     :func:`data_spec` is computed once.
     """
     from mlbench.experiment.cell import _json, make_estimator, method_seed, recorded_params
+    from mlbench.methods import registry
+    from mlbench.protocols import protocol_file
 
     built = {}  # method entry index -> get_params(deep=False) of its estimator
+    per_cell = {i for i, m in enumerate(methods) if registry.get(m.name).nested}
+    source = protocol_file(protocol)
     cells = []
     for ds in datasets:
         fingerprint = data_spec(protocol.preprocess, protocol.split, ds, _dropped(ds), protocol.ties)
@@ -125,8 +131,8 @@ def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=N
                     scheme=protocol.split, method_params=dict(m.params),
                     preprocess=tuple(protocol.preprocess), metrics=tuple(protocol.metrics),
                     predictions_dir=predictions_dir, bootstrap=int(protocol.bootstrap),
-                    ties=protocol.ties)
-                if i not in built:
+                    protocol_file=source, ties=protocol.ties)
+                if i not in built or i in per_cell:
                     built[i] = recorded_params(make_estimator(spec))
                 params = built[i]
                 if "random_state" in params:  # registry.make seeds exactly these estimators

@@ -17,6 +17,9 @@ Files beside the results ``OUT.csv``:
   ``--save-predictions``: true labels, 0/1 predictions, scores (and joint log-probabilities), so the
   measures can be recomputed without refitting;
 * ``OUT.lock``: the lock that keeps two runs from writing the same file.
+
+Temporary files ``*.tmpXXXXXXXX`` that a killed or failed write left there and beside ``OUT`` are
+removed when the run starts (holding the lock) and when it ends (:func:`sweep_temp_files`).
 """
 from __future__ import annotations
 
@@ -25,13 +28,16 @@ import os
 from dataclasses import dataclass, field
 
 from mlbench.data.splits import make_splits, save_splits
-from mlbench.errors import ConfigError, DataError
+from mlbench.errors import ConfigError, DataError, WriteError
 from mlbench.experiment.grid import build_grid
-from mlbench.experiment.store import ResultsStore, read_ok
+from mlbench.experiment.store import ResultsStore, read_ok, read_rows
+from mlbench.fileio import make_dirs
 from mlbench.protocols import MethodEntry
 
 #: the method entry (or ``--methods`` value) meaning every registered method
 ALL = "all"
+#: how a cell's ``error`` starts when the cell could not write its files (its predictions)
+WRITE_FAILED = f"{WriteError.__name__}: "
 
 
 @dataclass
@@ -55,31 +61,45 @@ def resolve_methods(protocol, methods=None):
     """The method entries to run, plus the protocol's entries that are not registered (skipped).
 
     ``methods`` None: the protocol's method set (every registered method if it lists none or lists
-    the entry ``all``); ``"all"``: every registered method; a list of names: those.  The protocol's
-    entries give the parameters of the methods they name in every case.  Explicitly named methods
-    must be registered.
+    the entry ``all``, plus its method specs); ``"all"``: every registered method; a list of names
+    (registered names or method specs, whose grids expand into one entry per variant), protocol
+    entry mappings (``{name, params, id, grid, tune, tune_by}``) or :class:`MethodEntry`: those.
+    The protocol's entries give the parameters of the methods they name in every case.  Explicitly
+    named methods must be registered or load; a protocol's own method specs must load too (only
+    its plain names of methods not registered are skipped).
     """
     from mlbench.methods import registry
+    from mlbench.methods._spec import looks_like_spec
+    from mlbench.protocols import method_entries
 
     by_label = {e.label: e for e in protocol.methods if e.name != ALL}
+    specs = [e for e in protocol.methods if looks_like_spec(e.name)]
     if methods is None and any(e.name == ALL for e in protocol.methods):
-        methods = ALL
-    if methods is None and protocol.methods:
+        entries = [by_label.get(s.name, MethodEntry(s.name)) for s in registry.all_methods()]
+        entries += [e for e in specs if e not in entries]
+        missing = []
+    elif methods is None and protocol.methods:
         known = {s.name for s in registry.all_methods()}
-        entries = [e for e in protocol.methods if e.name in known]
-        missing = [e.label for e in protocol.methods if e.name not in known]
+        entries = [e for e in protocol.methods if e.name in known or looks_like_spec(e.name)]
+        missing = [e.label for e in protocol.methods if e not in entries]
     elif methods is None or methods == ALL or methods == [ALL]:
         by_name = {e.name: e for e in protocol.methods if e.name != ALL and not e.id}
         entries = [by_name.get(s.name, MethodEntry(s.name)) for s in registry.all_methods()]
         missing = []
     else:
-        names = [methods] if isinstance(methods, str) else list(methods)
+        items = [methods] if isinstance(methods, str) else list(methods)
         entries, missing = [], []
-        for name in names:
-            entry = by_label.get(name) or MethodEntry(name)
-            registry.get(entry.name)  # unknown -> ConfigError with the closest name
-            if entry.label not in [e.label for e in entries]:
-                entries.append(entry)
+        for item in items:
+            if isinstance(item, MethodEntry):
+                found = [item]
+            elif isinstance(item, str) and item in by_label:
+                found = [by_label[item]]
+            else:
+                found = method_entries(item, "methods", protocol.metrics)
+            for entry in found:
+                registry.get(entry.name)  # unknown -> ConfigError with the closest name
+                if entry.label not in [e.label for e in entries]:
+                    entries.append(entry)
     for e in entries:
         try:
             registry.make(e.name, **e.params)
@@ -117,7 +137,7 @@ def same_params(recorded, params, neutral):
         return True
     try:
         a, b = json.loads(recorded), json.loads(params)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return False
     if not (isinstance(a, dict) and isinstance(b, dict) and neutral):
         return False
@@ -153,6 +173,32 @@ def cells_to_run(cells, ok_params, ok_data_specs=None):
     return todo, changed
 
 
+def _splits_meta(protocol, name, ds):
+    return {"protocol": protocol.name, "dataset": name, "seed": protocol.seed,
+            "scheme": protocol.split.__dict__, "dataset_sha256": ds.sha256,
+            "n_instances": ds.n_instances}
+
+
+def _finished_read_only(report, out, protocol, loaded, splits):
+    """Fill ``report`` from ``out`` without writing anything, when every cell of the grid is done
+    and every splits file is up to date: a rerun then needs no writable ``--out`` (no lock, no
+    rewrite).  False (``report`` untouched) when something would have to be written."""
+    from mlbench.data.splits import splits_saved
+    from mlbench.experiment.store import _ok_data_specs, _ok_params, _row_key
+
+    _, rows, _ = read_rows(out)
+    todo, _ = cells_to_run(report.cells, _ok_params(rows), _ok_data_specs(rows))
+    if todo or not all(splits_saved(splits_path(out, protocol.name, name, protocol.seed),
+                                    splits[name], _splits_meta(protocol, name, ds))
+                       for name, ds in loaded.items()):
+        return False
+    keys = {c.key for c in report.cells}
+    last_ok = {_row_key(r): r for r in rows if r.get("status") == "ok" and _row_key(r) in keys}
+    report.skipped = len(report.cells)
+    report.rows = [r for r in rows if last_ok.get(_row_key(r)) is r]
+    return True
+
+
 def splits_path(out, protocol, dataset, seed):
     from mlbench.safety import check_name
 
@@ -172,6 +218,16 @@ def cell_costs(cells, loaded, splits, history):
                                  loaded[c.dataset].n_features, loaded[c.dataset].n_labels,
                                  fallback=c.method_name, dataset=c.dataset, protocol=c.protocol)
             for c in cells}
+
+
+def sweep_temp_files(out, results_path):
+    """Remove the temporary files of earlier, failed writes of this results file (``results_path``,
+    its real path), its splits and its predictions; call only while holding the run's lock."""
+    from mlbench.tempfiles import sweep
+
+    sweep(os.path.dirname(results_path), os.path.basename(results_path) + ".tmp")
+    for directory in (f"{out}.splits", f"{out}.predictions"):
+        sweep(directory)
 
 
 def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeout=None,
@@ -237,16 +293,21 @@ def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeou
         return report
     if hasattr(executor, "check"):      # what the executor must refuse, refused before any write
         executor.check(cells)
-    with ResultsStore(out, protocol.metrics) as store:
+    try:
+        store = ResultsStore(out, protocol.metrics)
+    except WriteError:      # a read-only or full --out is fine when there is nothing to write
+        if _finished_read_only(report, out, protocol, loaded, splits):
+            return report
+        raise
+    with store:
         if store.repaired and notice is not None:
             shown = "; ".join(store.problems[:3]) + ("; ..." if len(store.problems) > 3 else "")
             notice(f"{out}: {store.repaired} unreadable line(s) left out ({shown}); the file as it "
                    f"was is kept in {store.backup}")
+        sweep_temp_files(out, store.path)
         for name, ds in loaded.items():
             save_splits(splits_path(out, protocol.name, name, protocol.seed), splits[name],
-                        meta={"protocol": protocol.name, "dataset": name, "seed": protocol.seed,
-                              "scheme": protocol.split.__dict__, "dataset_sha256": ds.sha256,
-                              "n_instances": ds.n_instances})
+                        meta=_splits_meta(protocol, name, ds))
         todo, report.changed = cells_to_run(cells, store.ok_params(), store.ok_data_specs())
         todo = longest_first(todo, lambda c: report.costs[c.key])
         report.todo = todo
@@ -255,20 +316,32 @@ def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeou
             notice(f"{report.changed} cell(s) rerun because their parameters or data "
                    "preprocessing changed")
         store.prepare([c.key for c in todo])
+        if pred_dir and todo:
+            from mlbench.experiment.cell import PREDICTIONS_HINT
+
+            make_dirs(pred_dir, PREDICTIONS_HINT)
         display = progress(len(todo), report.skipped, jobs) if progress else None
         if display is not None:
             display.__enter__()
+        results = executor.run(todo, loaded.__getitem__,
+                               on_start=display.started if display else (lambda s: None),
+                               on_tick=display.refresh if display else None)
         try:
-            for spec, row in executor.run(todo, loaded.__getitem__,
-                                          on_start=display.started if display else (lambda s: None),
-                                          on_tick=display.refresh if display else None):
+            for spec, row in results:
                 store.append(row)
+                if row["status"] == "error" and row.get("error", "").startswith(WRITE_FAILED):
+                    # the disk filled up or went read-only under <out>.predictions/: every later
+                    # cell would fail the same way; the row is kept, so a rerun retries the cell
+                    raise WriteError(row["error"][len(WRITE_FAILED):])
                 report.ran += 1
                 report.statuses[row["status"]] = report.statuses.get(row["status"], 0) + 1
                 report.warned += "warnings" in json.loads(row.get("extra") or "{}")
                 if display is not None:
                     display.finished(spec, row)
         finally:
+            if hasattr(results, "close"):   # an interrupted run: the executor stops its cells now
+                results.close()
+            sweep_temp_files(out, store.path)       # of cells stopped while saving predictions
             if display is not None:
                 display.__exit__(None, None, None)
         keys = {c.key for c in cells}

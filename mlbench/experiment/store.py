@@ -15,10 +15,14 @@
   of the cell's preprocessing and split rule recorded in ``extra`` (absent in older rows: finished).
 * New metric columns (another protocol writing to the same file) are added by an atomic rewrite
   with the union of the columns; old rows get empty values there.
-* An exclusive ``flock`` on ``<file>.lock`` refuses a second run on the same file; the kernel
-  releases it when the holder dies, so a crashed run never leaves it stuck.  On Linux a second
-  lock on the file's name (an abstract socket, :func:`_name_lock`) also holds when someone
-  deletes ``<file>.lock`` during a run.
+* A second run on the same file is refused, whatever name it uses for it (:meth:`ResultsStore._lock`):
+  an exclusive ``flock`` on ``<real path>.lock``; on Linux a lock on the real path's *name* (an
+  abstract socket, :func:`_name_lock`) that holds when someone deletes ``<file>.lock``; and a lock
+  on the file's identity, its device and inode, so a hard link, a bind mount or any other path to
+  the same file is refused too.  The atomic rewrites give the file a new inode, so each inode the
+  file has during the run is locked (and kept open, so its number cannot be reused by another file
+  while locked); an old inode no name refers to any more is released.  The kernel releases every
+  one of these locks when the holder dies, so a crashed run never leaves one stuck.
 """
 from __future__ import annotations
 
@@ -36,19 +40,18 @@ from mlbench.experiment.grid import key_of
 _LOCK_FDS: set[int] = set()
 
 
-def _name_lock(path):
-    """A lock on the results file's *name* that deleting ``<file>.lock`` cannot lift: a Linux
-    abstract-namespace socket bound to a name derived from the file's real path.  The kernel
-    frees the name when the holder exits, however it dies, so there is no stale lock to clean
-    up.  Returns the bound socket, False when another process holds it, None where abstract
-    sockets do not exist (the flock on ``<file>.lock`` then works alone)."""
+def _name_lock(key):
+    """A lock on the name ``key`` that deleting a file cannot lift: a Linux abstract-namespace
+    socket bound to a name derived from ``key``.  The kernel frees the name when the holder
+    exits, however it dies, so there is no stale lock to clean up.  Returns the bound socket, False
+    when another process holds it, None where abstract sockets do not exist."""
     import hashlib
     import socket
     import sys
 
     if not sys.platform.startswith("linux"):
         return None
-    name = "\0mlbench-results-" + hashlib.sha256(os.path.realpath(path).encode()).hexdigest()[:40]
+    name = "\0mlbench-results-" + hashlib.sha256(key.encode()).hexdigest()[:40]
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.bind(name)
@@ -56,6 +59,21 @@ def _name_lock(path):
         sock.close()
         return False
     return sock
+
+
+def _inode_lock(fd):
+    """A lock on the identity (device, inode) of the file open as ``fd``: an abstract socket named
+    by it on Linux, elsewhere an ``flock`` on ``fd`` itself.  Returns the socket (or None for the
+    flock), or False when another process holds it."""
+    st = os.fstat(fd)
+    sock = _name_lock(f"inode {st.st_dev}:{st.st_ino}")
+    if sock is not None:
+        return sock
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return None
 
 
 def _close_locks_in_child():
@@ -88,7 +106,7 @@ def canonical_params(text):
     """``text`` (a ``params`` cell) re-serialised with sorted keys and no layout differences."""
     try:
         return json.dumps(json.loads(text), sort_keys=True)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):   # RecursionError: hostile, deeply nested
         return text or ""
 
 
@@ -97,7 +115,7 @@ def _data_spec_of(extra):
         return ""
     try:
         value = json.loads(extra)
-    except ValueError:
+    except (ValueError, RecursionError):
         return ""
     return str(value.get("data_spec", "")) if isinstance(value, dict) else ""
 
@@ -106,6 +124,10 @@ def _data_spec_of(extra):
 #: tens of kilobytes; csv's own default of 128 KiB would make a longer one a traceback)
 FIELD_LIMIT = 2**24
 KEY_COLUMNS = ("dataset", "method", "split", "protocol", "seed", "status")
+#: what to do when the results file (or its lock, backup or folder) cannot be written
+OUT_HINT = "choose another --out"
+KEPT_ADVICE = ("the rows written before are kept: free space or choose another --out, then "
+               "rerun to resume")
 
 
 def check_results_path(path):
@@ -208,10 +230,13 @@ class ResultsStore:
         self.problems = []
         self.backup = None
         check_results_path(self.path)
-        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        from mlbench.fileio import make_dirs
+
+        make_dirs(os.path.dirname(self.path), OUT_HINT)
         lock_existed = os.path.exists(self.path + ".lock")
-        self._lock()
+        self.created = False
         try:
+            self._lock()
             self.columns, self.rows = self._read()
             wanted = list(COLUMNS) + [m for m in metrics if m not in COLUMNS]
             missing = [c for c in wanted if c not in self.columns]
@@ -221,46 +246,86 @@ class ResultsStore:
                 self.columns = list(self.columns) + missing
                 self._rewrite()
         except BaseException:
-            # refused (not a results file, cannot write): release the lock, leave no trace
+            # refused (another run, not a results file, cannot write): release the lock, leave
+            # no trace
             self.close()
-            if not lock_existed:
+            leftovers = ([] if lock_existed else [self.path + ".lock"]) + (
+                [self.path] if self.created else [])
+            for name in leftovers:
                 try:
-                    os.unlink(self.path + ".lock")
+                    if name != self.path or os.path.getsize(name) == 0:
+                        os.unlink(name)
                 except OSError:
                     pass
             raise
 
     # -- locking --------------------------------------------------------------------------------
     def _lock(self):
+        """Refuse a second writer of this file, by path (``<file>.lock`` and the real path's name)
+        and by identity (device and inode, see the module doc)."""
         busy = ConfigError(f"another mlbench run is writing {self.path}; wait for it or use "
                            "another --out")
-        sock = _name_lock(self.path)
+        self._inode_locks = []     # (open fd, socket or None) of each inode the file had
+        sock = _name_lock("path " + self.path)
         if sock is False:
             raise busy
-        fd = os.open(self.path + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        self._lock_sock = sock
+        if sock is not None:
+            _LOCK_FDS.add(sock.fileno())
+        from mlbench.fileio import writing
+
+        with writing(self.path + ".lock", OUT_HINT):
+            fd = os.open(self.path + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             os.close(fd)
-            if sock is not None:
-                sock.close()
             raise busy from None
-        self._lock_fd, self._lock_sock = fd, sock
+        self._lock_fd = fd
+        _LOCK_FDS.add(fd)
+        self.created = not os.path.exists(self.path)    # an empty file gives the inode to lock
+        if not self._lock_inode():
+            raise busy
+
+    def _lock_inode(self):
+        """Lock the inode the file has now (kept open); release the locks of older inodes no name
+        refers to any more (an atomic rewrite replaced them).  False when another run holds it."""
+        for fd, sock in list(self._inode_locks):
+            if os.fstat(fd).st_nlink == 0:
+                self._inode_locks.remove((fd, sock))
+                self._release(fd, sock)
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise self._write_error(exc) from None
+        if any(os.path.samestat(os.fstat(fd), os.fstat(f)) for f, _ in self._inode_locks):
+            os.close(fd)
+            return True
+        sock = _inode_lock(fd)
+        if sock is False:
+            os.close(fd)
+            return False
+        self._inode_locks.append((fd, sock))
         _LOCK_FDS.add(fd)
         if sock is not None:
             _LOCK_FDS.add(sock.fileno())
+        return True
 
-    def close(self):
-        fd = getattr(self, "_lock_fd", None)
-        if fd is not None:
-            _LOCK_FDS.discard(fd)
-            os.close(fd)
-            self._lock_fd = None
-        sock = getattr(self, "_lock_sock", None)
+    @staticmethod
+    def _release(fd, sock):
         if sock is not None:
             _LOCK_FDS.discard(sock.fileno())
             sock.close()
-            self._lock_sock = None
+        if fd is not None:
+            _LOCK_FDS.discard(fd)
+            os.close(fd)
+
+    def close(self):
+        for fd, sock in getattr(self, "_inode_locks", []):
+            self._release(fd, sock)
+        self._inode_locks = []
+        self._release(getattr(self, "_lock_fd", None), getattr(self, "_lock_sock", None))
+        self._lock_fd = self._lock_sock = None
 
     def __enter__(self):
         return self
@@ -281,35 +346,31 @@ class ResultsStore:
         n = 1
         while os.path.exists(f"{self.path}.bak-{n}"):
             n += 1
-        self.backup = f"{self.path}.bak-{n}"
-        shutil.copy2(self.path, self.backup)
+        backup = f"{self.path}.bak-{n}"
+        try:
+            shutil.copy2(self.path, backup)
+        except OSError as exc:
+            if os.path.exists(backup):
+                os.unlink(backup)
+            raise self._write_error(exc, backup) from None
+        self.backup = backup
 
-    def _write_error(self, exc):
+    def _write_error(self, exc, path=None):
         """A full disk, a read-only file system, a lost permission: one line, the file as it was."""
-        import errno
+        from mlbench.fileio import write_error
 
-        code = errno.errorcode.get(exc.errno, "") if exc.errno else ""
-        return ConfigError(f"cannot write {self.path}: {exc.strerror or exc}"
-                           + (f" ({code})" if code else "") + "; the rows written before are kept: "
-                           "free space or choose another --out, then rerun to resume")
+        return write_error(path or self.path, exc, advice=KEPT_ADVICE)
 
     def _rewrite(self):
-        tmp = f"{self.path}.tmp{os.getpid()}"
-        try:
-            with open(tmp, "w", newline="", encoding="utf-8") as fh:
-                w = csv.writer(fh, lineterminator="\n")
-                w.writerow(self.columns)
-                for row in self.rows:
-                    w.writerow([_format(row.get(c, "")) for c in self.columns])
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
-        except OSError as exc:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise self._write_error(exc) from None
+        from mlbench.fileio import atomic_write
+
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(self.columns)
+        for row in self.rows:
+            w.writerow([_format(row.get(c, "")) for c in self.columns])
+        atomic_write(self.path, buf.getvalue(), advice=KEPT_ADVICE)
+        self._lock_inode()     # the rewrite gave the file a new inode
 
     # -- the resume logic -------------------------------------------------------------------------------
     def ok_params(self):

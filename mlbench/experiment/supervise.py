@@ -3,12 +3,15 @@
 :func:`run_supervised` forks (``os.fork``, not :mod:`multiprocessing`: a Dask worker is a daemonic
 process, which multiprocessing forbids to have children), runs
 :func:`mlbench.experiment.cell.run_cell` in the child and reads the pickled row back through a pipe.
-The parent polls every ``poll`` seconds: past ``timeout`` seconds the child is SIGKILLed and the row
-has status ``timeout``; when the child's private memory (USS) exceeds ``max_memory`` bytes it is SIGKILLed
-and the row has status ``memory`` (with the peak seen in ``peak_memory_mb``).  A child that dies
-without a row (segfault, killed) gives an ``error`` row naming the signal.  The child asks the
-kernel to SIGKILL it when its parent dies (``PR_SET_PDEATHSIG``), so a killed worker leaves no
-orphan.
+The child leads its own session and process group and owns everything it starts
+(:mod:`mlbench.experiment.proctree`).  The parent polls every ``poll`` seconds: past ``timeout``
+seconds the cell's whole process tree is SIGKILLed and the row has status ``timeout``; when the
+private memory (USS) of the tree exceeds ``max_memory`` bytes it is SIGKILLed and the row has status
+``memory`` (with the peak seen in ``peak_memory_mb``); when the tree's CPU seconds exceed
+``cpu_time`` it is SIGKILLed with status ``timeout``.  Whatever the end, the tree is killed before
+the row is returned.  A child that dies without a row (segfault, killed) gives an ``error`` row
+naming the signal.  The child asks the kernel to SIGKILL it when its parent dies
+(``PR_SET_PDEATHSIG``), so a killed worker leaves no orphan.
 """
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ import signal
 import time
 
 from mlbench.experiment.cell import describe_exception, failure_row, run_cell
+from mlbench.experiment.proctree import CellTree, become_cell_leader, kill_descendants
 
 _PR_SET_PDEATHSIG = 1       # <linux/prctl.h>
 
@@ -53,31 +57,6 @@ def parse_size(text):
     return int(value)
 
 
-def _rss(pid):
-    """Memory private to process ``pid`` in bytes (its unique set size, USS).
-
-    A cell's process is forked from the driver, so its resident set starts with every page of the
-    driver (shared copy-on-write until written).  Those pages cost nothing new, and counting them
-    would stop a small cell of a large driver; so the limit applies to the private pages only
-    (Private_Clean + Private_Dirty of ``/proc/PID/smaps_rollup``).  Where that file is missing
-    (kernels before 4.14) the resident set of ``statm`` is the fallback.
-    """
-    try:
-        with open(f"/proc/{pid}/smaps_rollup") as fh:
-            total = 0
-            for line in fh:
-                if line.startswith(("Private_Clean:", "Private_Dirty:")):
-                    total += int(line.split()[1]) * 1024
-            return total
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        with open(f"/proc/{pid}/statm") as fh:
-            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
 def limit_cpu(seconds):
     """In a cell's child process: the kernel stops it after ``seconds`` of CPU time, all threads
     counted (RLIMIT_CPU: SIGXCPU at the soft limit, SIGKILL 5 s later), without a core file."""
@@ -96,11 +75,48 @@ def cpu_limit_row(spec, cpu_time, signum, sha):
     None when the signal was something else."""
     if cpu_time is None or signum not in (signal.SIGXCPU, signal.SIGKILL):
         return None
+    return cpu_tree_row(spec, cpu_time, sha)
+
+
+def cpu_tree_row(spec, cpu_time, sha):
+    """The row of a cell whose processes used more than ``cpu_time`` CPU seconds."""
     return failure_row(spec, "timeout", f"CpuTimeLimit: stopped after {cpu_time:g} CPU seconds", sha)
 
 
-def _child_main(spec, dataset, wfd, threads, cpu_time=None):
+def memory_row(spec, peak, max_memory, sha):
+    """The row of a cell whose process tree held more than ``max_memory`` bytes of private memory."""
+    return failure_row(spec, "memory", f"MemoryLimit: private memory of the cell's processes "
+                       f"{peak / 2**20:.0f} MB above the limit of {max_memory / 2**20:.0f} MB", sha,
+                       peak_memory_mb=round(peak / 2**20, 3))
 
+
+def with_children_memory(row, tree):
+    """The cell's own ``row`` with the peak private memory of the processes it started (sampled
+    by ``tree``, the supervisor's :class:`~mlbench.experiment.proctree.CellTree`) added to its
+    ``peak_memory_mb``."""
+    peak = row.get("peak_memory_mb")
+    if tree.children_peak and isinstance(peak, (int, float)) and peak == peak:
+        row["peak_memory_mb"] = round(peak + tree.children_peak / 2**20, 3)
+    return row
+
+
+def over_limits(tree, max_memory, cpu_time):
+    """``("memory", bytes)`` or ``("cpu", seconds)`` when the cell's tree is over a limit, else
+    None; refreshes the tree's list of processes either way."""
+    tree.refresh()
+    if max_memory is not None:
+        used = tree.memory()
+        if used > max_memory:
+            return "memory", used
+    if cpu_time is not None:
+        used = tree.cpu_seconds()
+        if used > cpu_time:
+            return "cpu", used
+    return None
+
+
+def _child_main(spec, dataset, wfd, threads, cpu_time=None):
+    become_cell_leader()
     _die_with_parent()
     limit_cpu(cpu_time)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -114,6 +130,7 @@ def _child_main(spec, dataset, wfd, threads, cpu_time=None):
         row = run_cell(spec, dataset)
     except BaseException as exc:  # noqa: BLE001
         row = failure_row(spec, "error", describe_exception(exc), dataset.sha256)
+    kill_descendants()
     data = pickle.dumps(row)
     view = memoryview(data)
     while view:
@@ -121,8 +138,10 @@ def _child_main(spec, dataset, wfd, threads, cpu_time=None):
     os.close(wfd)
 
 
-def run_supervised(spec, dataset, timeout=None, max_memory=None, threads=1, poll=0.1, cpu_time=None):
-    """The row of ``spec`` on ``dataset``, run in a killable child; see the module doc."""
+def run_supervised(spec, dataset, timeout=None, max_memory=None, threads=1, poll=0.1, cpu_time=None,
+                   owner=None):
+    """The row of ``spec`` on ``dataset``, run in a killable child; see the module doc.  ``owner``
+    tags the cell's process tree (:func:`mlbench.experiment.proctree.kill_cells`)."""
     rfd, wfd = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never return into the caller's code
@@ -135,40 +154,42 @@ def run_supervised(spec, dataset, timeout=None, max_memory=None, threads=1, poll
         finally:
             os._exit(code)
     os.close(wfd)
+    tree = CellTree(pid, owner)
     start = time.monotonic()
-    chunks, peak, status = [], 0, None
+    chunks, status, used, ended = [], None, 0, False
     try:
         while True:
             ready, _, _ = select.select([rfd], [], [], poll)
             if ready:
                 data = os.read(rfd, 1 << 20)
                 if not data:
+                    ended = True
                     break
                 chunks.append(data)
                 continue
-            rss = _rss(pid)
-            peak = max(peak, rss)
-            if max_memory is not None and rss > max_memory:
-                status = "memory"
+            over = over_limits(tree, max_memory, cpu_time)
+            if over is not None:
+                status, used = over
                 break
             if timeout is not None and time.monotonic() - start >= timeout:
                 status = "timeout"
                 break
     finally:
         os.close(rfd)
-        if status is not None:
-            os.kill(pid, signal.SIGKILL)
-        _, wstatus = os.waitpid(pid, 0)
+        if ended:    # the child closed its end: it is exiting; let it tell how, then kill its tree
+            _, wstatus = os.waitpid(pid, 0)
+        tree.kill()
+        if not ended:
+            _, wstatus = os.waitpid(pid, 0)
     sha = dataset.sha256
     if status == "timeout":
-        return failure_row(spec, "timeout", f"Timeout: stopped after {timeout:g} s", sha,
-                           peak_memory_mb=round(peak / 2**20, 3))
+        return failure_row(spec, "timeout", f"Timeout: stopped after {timeout:g} s", sha)
     if status == "memory":
-        return failure_row(spec, "memory", f"MemoryLimit: private memory {peak / 2**20:.0f} MB above "
-                           f"the limit of {max_memory / 2**20:.0f} MB", sha,
-                           peak_memory_mb=round(peak / 2**20, 3))
+        return memory_row(spec, used, max_memory, sha)
+    if status == "cpu":
+        return cpu_tree_row(spec, cpu_time, sha)
     try:
-        return pickle.loads(b"".join(chunks))
+        return with_children_memory(pickle.loads(b"".join(chunks)), tree)
     except Exception:  # noqa: BLE001  (no or partial row: the child died)
         if os.WIFSIGNALED(wstatus):
             row = cpu_limit_row(spec, cpu_time, os.WTERMSIG(wstatus), sha)

@@ -3,8 +3,10 @@
 * ``package.module:ClassName`` imports the class from an installed or importable module (the
   current directory included);
 * ``path/to/methods.py:ClassName`` imports it from a file;
-* either may carry parameters, ``...:ClassName(alpha=0.1, k=5, kernel='rbf')``: keyword arguments
-  whose values are Python literals, read with :func:`ast.literal_eval` (never ``eval``).
+* either may carry parameters, ``...:ClassName(alpha=0.1, k=5, kernel='rbf')``, whose values are
+  literals or other specs (``estimator=sklearn.svm:SVC(probability=True)``), and a registered
+  method may carry them too (``br-lr(base=sklearn.svm:LinearSVC())``): the grammar of
+  :mod:`mlbench.methods._spec` (parsed, never evaluated; a list is a grid of variants).
 
 The class follows the scikit-learn estimator API: ``fit(X, Y)`` with Y an (n, L) 0/1 matrix,
 ``predict(X)`` giving an (n, L) 0/1 matrix, and for the ranking and probabilistic measures
@@ -16,46 +18,14 @@ registry's :class:`~mlbench.methods.registry.MethodSpec` like a built-in one, fa
 """
 from __future__ import annotations
 
-import ast
 import hashlib
 import importlib
 import importlib.util
 import os
-import re
 import sys
 from pathlib import Path
 
 from mlbench.errors import ConfigError
-
-_SPEC = re.compile(r"^(?P<target>[^:()\s][^:()]*):(?P<cls>[A-Za-z_]\w*)\s*(?:\((?P<args>.*)\))?\s*$",
-                   re.S)
-
-
-def is_user_method(name) -> bool:
-    """Whether a method name is a ``module:Class`` / ``file.py:Class`` spec."""
-    return isinstance(name, str) and _SPEC.match(name) is not None
-
-
-def parse_params(args, where):
-    """``a=1, b='x'`` -> {"a": 1, "b": "x"}: keyword arguments with literal values only."""
-    if not args or not args.strip():
-        return {}
-    try:
-        call = ast.parse(f"f({args})", mode="eval").body
-    except SyntaxError:
-        raise ConfigError(f"method {where!r}: cannot read the parameters ({args!r}); write "
-                          f"NAME=VALUE pairs with literal values") from None
-    if call.args or any(k.arg is None for k in call.keywords):
-        raise ConfigError(f"method {where!r}: parameters must be NAME=VALUE pairs")
-    params = {}
-    for k in call.keywords:
-        try:
-            params[k.arg] = ast.literal_eval(k.value)
-        except (ValueError, SyntaxError, TypeError):
-            raise ConfigError(f"method {where!r}: the value of {k.arg} is not a literal "
-                              f"({ast.unparse(k.value)!r})") from None
-    return params
-
 
 def _load_file(path, where):
     path = Path(path).expanduser().resolve()
@@ -101,19 +71,44 @@ def check_contract(cls, where):
                           f"(a scikit-learn style estimator needs fit(X, Y) and predict(X))")
 
 
-def spec_from_string(text):
-    """The :class:`~mlbench.methods.registry.MethodSpec` of a user method spec string."""
-    from mlbench.methods.registry import MethodSpec
-
-    m = _SPEC.match(text)
-    if m is None:
-        raise ConfigError(f"method {text!r}: not a MODULE:CLASS or FILE.py:CLASS spec")
-    params = parse_params(m.group("args"), text)
-    module = _load_module(m.group("target").strip(), text)
-    cls = getattr(module, m.group("cls"), None)
+def load_class(target, where):
+    """The class named by ``MODULE:CLASS`` or ``FILE.py:CLASS``, imported once."""
+    module_name, _, cls_name = target.rpartition(":")
+    module = _load_module(module_name.strip(), where)
+    cls = getattr(module, cls_name, None)
     if cls is None:
-        raise ConfigError(f"method {text!r}: {m.group('target')} has no {m.group('cls')}")
+        raise ConfigError(f"method {where!r}: {module_name} has no {cls_name}")
+    if not isinstance(cls, type):
+        raise ConfigError(f"method {where!r}: {cls_name!r} is not a class")
+    return cls
+
+
+def spec_from_string(text):
+    """The :class:`~mlbench.methods.registry.MethodSpec` of a spec text (no grid left in it):
+    ``MODULE:CLASS(...)`` (family ``user``) or a registered method with parameters (its own
+    family).  Literal parameters become the spec's ``params``, nested specs its ``nested`` ones
+    (built afresh, seeded, by each ``make``)."""
+    from mlbench.methods import registry
+    from mlbench.methods._spec import contains_spec, parse_spec, variants
+
+    found = variants(parse_spec(text), text)
+    if len(found) > 1:
+        names = ", ".join(f"{p}={v!r}" for p, v in found[0][1])
+        raise ConfigError(f"method {text!r} is a grid of {len(found)} methods (e.g. {names}); run "
+                          "it from the command line, mlbench.run or a protocol, which expand it")
+    spec = found[0][0]          # a one-value grid ([[1, 2]]) is its value, a literal list
+    params = {k: v for k, v in spec.params if not contains_spec(v)}
+    nested = {k: v for k, v in spec.params if contains_spec(v)}
+    if spec.is_registered:
+        base = registry.get(spec.target)
+        unknown = sorted(set(dict(spec.params)) - set(base.default_params()))
+        if unknown:
+            raise ConfigError(f"method {text!r}: {spec.target} has no parameter {unknown[0]!r}")
+        return registry.MethodSpec(text, base.cls, base.family, base.paper, base.description,
+                                   {**base.params, **params}, base.grid, nested)
+    cls = load_class(spec.target, text)
     check_contract(cls, text)
     doc = (cls.__doc__ or "").strip().splitlines()
-    return MethodSpec(text, cls, "user", "user", doc[0] if doc else f"{cls.__module__}.{cls.__name__}",
-                      params)
+    return registry.MethodSpec(text, cls, "user", "user",
+                               doc[0] if doc else f"{cls.__module__}.{cls.__name__}", params, {},
+                               nested)

@@ -20,7 +20,7 @@ from typing import Any
 
 from mlbench.errors import ConfigError
 
-#: source papers, by the key protocols and ``mlbench methods`` use
+#: source papers, by the key protocols, ``mlbench methods`` and datasets.yaml's ``papers`` use
 PAPERS = {
     "platform": "baselines shared by several papers",
     "soshf": "Daniels & Metaxas, Structured Hellinger Forests (AAAI 2019)",
@@ -28,6 +28,8 @@ PAPERS = {
     "mc": "Hong, Batal & Hauskrecht, A Mixtures-of-Trees Framework for Multi-Label Classification (CIKM 2014)",
     "imtsl": "Goncalves, Von Zuben & Banerjee, Multi-Label Structure Learning with Ising Model Selection (IJCAI 2015)",
     "hiercost": "Charuvaka & Rangwala, HierCost (ECML PKDD 2015)",
+    "bogatinovski2022": "Bogatinovski, Todorovski, Dzeroski & Kocev, Comprehensive comparative study of "
+                        "multi-label classification methods (Expert Systems with Applications 2022)",
     "user": "a method from outside mlbench (MODULE:CLASS, FILE.py:CLASS or a plug-in package)",
 }
 
@@ -48,9 +50,18 @@ class MethodSpec:
     params: dict = field(default_factory=dict)
     #: hyperparameter grid for internal tuning, as data (name -> list of values)
     grid: dict = field(default_factory=dict)
+    #: parameters whose values hold method specs (:mod:`mlbench.methods._spec`): each ``make``
+    #: builds them afresh, their seeds derived from ``random_state``
+    nested: dict = field(default_factory=dict)
 
     def make(self, random_state=None, **overrides: Any):
         params = {**self.params, **overrides}
+        if self.nested:
+            from mlbench.methods._spec import materialize
+
+            for k, v in self.nested.items():
+                if k not in overrides:
+                    params[k] = materialize(v, random_state, k, self.name)
         try:
             est = self.cls(**params)
         except TypeError as exc:
@@ -81,7 +92,7 @@ class MethodSpec:
 
 
 _REGISTRY: dict[str, MethodSpec] = {}
-_USER: dict[str, MethodSpec] = {}      # user methods by spec string (not listed by all_methods)
+_USER: dict[str, MethodSpec] = {}      # methods named by a spec text (not listed by all_methods)
 _discovered = False
 
 
@@ -141,9 +152,10 @@ def get(name):
     try:
         return _REGISTRY[name]
     except KeyError:
-        from mlbench.methods._user import is_user_method, spec_from_string
+        from mlbench.methods._spec import looks_like_spec
+        from mlbench.methods._user import spec_from_string
 
-        if is_user_method(name):
+        if looks_like_spec(name):
             if name not in _USER:
                 _USER[name] = spec_from_string(name)
             return _USER[name]

@@ -6,9 +6,11 @@ malformed method entries raise :class:`~mlbench.errors.ConfigError` with one lin
 Metric and method names are checked against their registries by :meth:`Protocol.check_names` (the
 runner calls it), because those registries fill up as method families are added.
 
-Method entries are a registered name, or ``{name: NAME, params: {...}, id: LABEL}``: ``params``
-override the registered defaults for this protocol, and ``id`` (default: the name) is what the
-results' ``method`` column says, so one method can appear twice with different parameters.
+Method entries are a registered name or a method spec (``MODULE:CLASS(...)``, ``FILE.py:CLASS``,
+nested and gridded, :mod:`mlbench.methods._spec`), or ``{name: NAME, params: {...}, id: LABEL,
+grid: {...}, tune: {...}, tune_by: MEASURE}`` (:func:`method_entries`): ``params`` override the
+method's defaults for this protocol, and ``id`` (default: the name) is what the results' ``method``
+column says, so one method can appear twice with different parameters.
 ``ties`` (default ``pessimistic``) is the tie convention of the label-ranking measures, that of
 the paper's evaluation (see :mod:`mlbench.metrics.ranking`).
 The entry ``all`` stands for every registered method; the other entries then only set the
@@ -31,7 +33,7 @@ KEYS = {"name", "paper", "description", "split", "seed", "preprocess", "metrics"
         "methods", "control", "stats", "style", "notes", "measure_from", "bootstrap", "ties"}
 REQUIRED = {"name", "split", "metrics"}
 SPLIT_KEYS = {"scheme", "train_fraction", "repeats", "folds", "validation_fraction", "stratify"}
-METHOD_KEYS = {"name", "params", "id"}
+METHOD_KEYS = {"name", "params", "id", "grid", "tune", "tune_by"}
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,16 @@ class Protocol:
                     registry.get(entry.name)
 
 
+def protocol_file(protocol) -> str:
+    """The absolute path of ``protocol``'s file when it is not one shipped with mlbench (rows
+    record it in ``extra.protocol_file``, so ``mlbench report`` reads the same protocol's
+    ``control``, metrics, tests and style), else ``""`` (a shipped protocol is found by name)."""
+    if not protocol.path:
+        return ""
+    path = Path(protocol.path).resolve()
+    return "" if path.parent == HERE.resolve() else str(path)
+
+
 def protocol_names():
     """Names of the shipped protocols."""
     return sorted(p.stem for p in HERE.glob("*.yaml"))
@@ -129,21 +141,55 @@ def _names_only(mapping, what, where):
         raise ConfigError(f"{where}: {what} has a key that is not a name ({str(bad[0])[:40]!r})")
 
 
-def _method_entry(item, where):
+def method_entries(item, where, metrics=()):
+    """The :class:`MethodEntry` list of one ``methods:`` item (several for a grid).
+
+    An item is a name (a registered name or a method spec, :mod:`mlbench.methods._spec`, whose
+    lists are grids) or a mapping ``{name, params, id, grid, tune, tune_by}``: ``params`` are
+    literal values (lists included) overriding the method's; ``grid: {PARAM: [values]}`` makes
+    one method per value, labelled by its canonical spec (or ``ID(PARAM=value)``); ``tune: {PARAM:
+    [values]}`` chooses among the values on the validation part by ``tune_by`` (default: the
+    protocol's first metric) with :class:`mlbench.methods.tuning.Tuned`.  Nothing is imported
+    (the methods load when run).
+    """
+    from mlbench.methods._spec import (Grid, canonical_spec, expand_names, spec_from_params,
+                                       tuned_spec)
+
     if isinstance(item, str):
-        return MethodEntry(item)
+        item = {"name": item}
     if not isinstance(item, dict) or not isinstance(item.get("name"), str):
         raise ConfigError(f"{where}: a method entry must be a name or {{name: ..., params: ...}}")
-    _names_only(item, f"method {item['name']!r}", where)
+    name = item["name"]
+    _names_only(item, f"method {name!r}", where)
     unknown = set(item) - METHOD_KEYS
     if unknown:
-        raise ConfigError(f"{where}: method {item['name']!r} has unknown key(s) "
+        raise ConfigError(f"{where}: method {name!r} has unknown key(s) "
                           f"{', '.join(map(repr, sorted(unknown)))} (known: {', '.join(sorted(METHOD_KEYS))})")
     params = item.get("params") or {}
-    if not isinstance(params, dict):
-        raise ConfigError(f"{where}: params of method {item['name']!r} must be a mapping")
-    _names_only(params, f"params of method {item['name']!r}", where)
-    return MethodEntry(item["name"], dict(params), str(item.get("id") or ""))
+    for key in ("params", "grid", "tune"):
+        value = item.get(key) or {}
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: {key} of method {name!r} must be a mapping")
+        _names_only(value, f"{key} of method {name!r}", where)
+        if key != "params" and not all(isinstance(v, list) and v for v in value.values()):
+            raise ConfigError(f"{where}: {key} of method {name!r} must map each parameter to a "
+                              "non-empty list of values")
+    grid, tune, label = item.get("grid") or {}, item.get("tune") or {}, str(item.get("id") or "")
+    tune_by = item.get("tune_by") or (metrics[0] if metrics else "macro_f1")
+    if not isinstance(tune_by, str) or (item.get("tune_by") and not tune):
+        raise ConfigError(f"{where}: tune_by of method {name!r} must be a measure name, with tune")
+    try:
+        if grid or tune:
+            spec = spec_from_params(name, {**params, **{k: Grid(tuple(v)) for k, v in grid.items()}})
+            name, params = canonical_spec(spec), {}
+        named = expand_names(name, label or None)
+        if not tune:
+            return [MethodEntry(n, dict(params), lab if lab != n else "") for n, lab in named]
+        return [MethodEntry(tuned_spec(n, tune, tune_by), {},
+                            item.get("id") or (lab if len(named) > 1 else item["name"]))
+                for n, lab in named]
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
 
 
 def _split(value, where):
@@ -194,17 +240,17 @@ def parse_protocol(data, where="protocol"):
             parse_step(s)
         except ConfigError as exc:
             raise ConfigError(f"{where}: {exc}") from None
+    metrics = _str_list(data.get("metrics"), "metrics", where)
+    if not metrics:
+        raise ConfigError(f"{where}: metrics must name at least one measure")
     methods = data.get("methods") or []
     if not isinstance(methods, list):
         raise ConfigError(f"{where}: methods must be a list")
-    entries = tuple(_method_entry(m, where) for m in methods)
+    entries = tuple(e for m in methods for e in method_entries(m, where, metrics))
     labels = [e.label for e in entries]
     dup = sorted({x for x in labels if labels.count(x) > 1})
     if dup:
         raise ConfigError(f"{where}: method(s) listed twice: {', '.join(dup)} (give each an id)")
-    metrics = _str_list(data.get("metrics"), "metrics", where)
-    if not metrics:
-        raise ConfigError(f"{where}: metrics must name at least one measure")
     try:
         seed = int(data.get("seed", 0))
     except (TypeError, ValueError):

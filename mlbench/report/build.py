@@ -20,14 +20,42 @@ from mlbench.report.styles import STYLES, build_tables
 HIERARCHICAL_COLUMNS = ("hierarchical_f1", "hf1", "tree_induced_error", "tree_error", "te")
 
 
-def protocol_defaults(name):
-    """``{metrics, control, stats, style}`` of protocol ``name`` (empty when unknown or absent)."""
+def protocol_source(name, frame=None):
+    """Where protocol ``name`` of the rows in ``frame`` is read from: the file its rows recorded
+    (``extra.protocol_file``, a protocol given to ``run`` by path) while that file still holds
+    protocol ``name``, else the name (a shipped protocol)."""
+    import json
+
+    if frame is None or "extra" not in frame.columns:
+        return name
+    rows = frame[frame["protocol"] == name] if "protocol" in frame.columns else frame
+    for text in rows["extra"].dropna().astype(str):
+        if '"protocol_file"' not in text:
+            continue
+        try:
+            path = json.loads(text).get("protocol_file")
+        except (ValueError, AttributeError, RecursionError):
+            continue
+        if isinstance(path, str) and os.path.isfile(path):
+            from mlbench.protocols import load_protocol
+
+            try:
+                if load_protocol(path).name == name:
+                    return path
+            except MlbenchError:
+                pass
+    return name
+
+
+def protocol_defaults(name, frame=None):
+    """``{metrics, control, stats, style}`` of protocol ``name`` (empty when unknown or absent),
+    read from the file the rows in ``frame`` recorded when there is one (:func:`protocol_source`)."""
     if not name:
         return {}
     try:
         from mlbench.protocols import load_protocol
 
-        p = load_protocol(name)
+        p = load_protocol(protocol_source(name, frame))
     except (ImportError, MlbenchError):
         # an unknown protocol name (results from elsewhere): the report uses its own defaults
         return {}
@@ -51,7 +79,7 @@ def make_report(paths, *, metrics=(), stats=(), control=None, alpha=0.05, style=
     from mlbench.protocols.measure_from import apply as apply_measure_from
 
     results = apply_measure_from(results)
-    defaults = protocol_defaults(results.protocol)
+    defaults = protocol_defaults(results.protocol, results.frame)
     style = style or defaults.get("style") or "plain"
     if style not in STYLES:
         style = "plain"

@@ -11,7 +11,8 @@ method can): a hyper-parameter ``name`` chosen by the fit is recorded as ``name`
 column (one value, a list per label, or lists per ensemble member, with ``null`` for a label that
 chose nothing), and its grid as ``name + "s"`` in the ``params`` column, or in ``base_params`` for a
 base learner that searches one (``lr-cv``): ``C`` from ``Cs`` (or ``cs``, HRLR's), HierCost's
-``rho`` from ``rhos``.
+``rho`` from ``rhos``; :class:`mlbench.methods.tuning.Tuned` records its grid as ``grid`` and each
+chosen parameter under its name.
 Rows without a recorded grid or choice are skipped.
 
 A (method, dataset, name) is named when at least ``share`` of all its choices over all its splits
@@ -32,6 +33,8 @@ def _grid(params, name):
     for where in (params, params.get("base_params")):
         if grid is None and isinstance(where, dict):
             grid = where.get(name + "s", where.get(name.lower() + "s"))
+    if grid is None and isinstance(params.get("grid"), dict):     # mlbench.methods.tuning.Tuned
+        grid = params["grid"].get(name)
     if not isinstance(grid, list) or len(grid) < 2:
         return None
     try:

@@ -80,14 +80,12 @@ def marker(p) -> str:
 TESTS = {"micro_f1": micro_sign_test, "macro_f1": macro_t_test}
 
 
-def _safe(part):
-    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in str(part))
-
-
 def _predictions(directory, protocol, dataset, method):
     """The one saved-predictions file of (protocol, dataset, method) in ``directory``, or None."""
     import glob
     import os
+
+    from mlbench.safety import file_part as _safe
 
     pattern = os.path.join(glob.escape(directory),
                            f"{_safe(protocol)}__{_safe(dataset)}__{_safe(method)}__*.npz")

@@ -9,7 +9,6 @@ import pytest
 
 from mlbench.errors import ConfigError
 from mlbench.methods import registry
-from mlbench.methods._user import parse_params
 
 MY_METHODS = '''
 """A tiny multi-label method: nearest-centroid scores per label."""
@@ -134,7 +133,7 @@ def test_a_failing_method_fails_only_its_cells(workdir, cli, cls, reason):
     ("my_methods.py:Missing", "has no Missing"),
     ("nowhere.py:X", "no file"),
     ("no_such_module_xyz:X", "cannot import"),
-    ("my_methods.py:MyClf(shrink=__import__('os'))", "is not a literal"),
+    ("my_methods.py:MyClf(shrink=__import__('os'))", "not a MODULE:CLASS spec ('__import__')"),
     ("my_methods.py:MyClf(1, 2)", "NAME=VALUE"),
     ("my_methods.py:MyClf(bogus=1)", "failed"),
 ])
@@ -144,11 +143,12 @@ def test_contract_errors_are_one_line_before_any_cell(workdir, cli, spec, messag
     assert not (workdir / "r.csv").exists()
 
 
-def test_parse_params_reads_literals_only():
-    assert parse_params("a=1, b='x', c=[1, 2], d=None, e=-1e-3", "m") == {
-        "a": 1, "b": "x", "c": [1, 2], "d": None, "e": -1e-3}
-    with pytest.raises(ConfigError):
-        parse_params("a=open('/etc/passwd')", "m")
+def test_a_list_parameter_is_a_grid_of_methods(workdir, cli):
+    code, _, err = cli(["run", "-p", "quick", "-m", "my_methods:MyClf(shrink=[0.0, 0.5])", "-d",
+                        "./toy.arff", "--repeats", "1", "-j", "1", "-q", "-o", "r.csv"])
+    assert code == 0, err
+    assert sorted(pd.read_csv(workdir / "r.csv").method) == [
+        "my_methods:MyClf(shrink=0.0)", "my_methods:MyClf(shrink=0.5)"]
 
 
 def test_user_datasets_by_path(workdir, cli):
@@ -250,7 +250,7 @@ def test_check_method_for_method_authors(workdir):
         sys.path.remove(str(workdir))
     found = check_method(my_methods.MyClf())
     assert found["scores"] == "decision_function" and found["random_state"]
-    with pytest.raises(AssertionError, match="WrongShape.predict gave shape"):
+    with pytest.raises(AssertionError, match="WrongShape: predict has shape"):
         check_method(my_methods.WrongShape())
     with pytest.raises(AssertionError, match="no fit"):
         check_method(my_methods.NotAnEstimator())
@@ -317,6 +317,19 @@ def test_datasets_lists_every_dataset_with_its_status(workdir, cli, monkeypatch)
     code, out, _ = cli(["datasets", "--paper", "hiercost", "--format", "csv"])
     assert "ImCLEF07A" in out and "emotions" not in out
 
+
+
+def test_datasets_of_a_paper_with_the_reason_of_the_unavailable_ones(workdir, cli):
+    code, out, err = cli(["datasets", "--paper", "bogatinovski2022", "--format", "csv"])
+    assert code == 0, err
+    df = pd.read_csv(__import__("io").StringIO(out)).set_index("dataset")
+    assert len(df) == 40 and df.papers.str.contains("bogatinovski2022").all()
+    assert df.status["langlog"] != "unavailable"
+    assert df.status["abpm"] == "unavailable"
+    assert df.note["abpm"].startswith("not in the mirror: ") and \
+        df.note["abpm"].endswith("source: https://data.mendeley.com/datasets/y4dh3b3tfx/1")
+    code, _, err = cli(["datasets", "--paper", "bogatinovsky2022"])
+    assert code == 2 and "unknown paper 'bogatinovsky2022'" in err and err.count("\n") == 1
 
 def test_a_lab_datasets_file_adds_pinned_datasets(workdir, cli, monkeypatch):
     import hashlib
