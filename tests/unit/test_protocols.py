@@ -111,3 +111,12 @@ def test_protocol_errors_name_the_line(tmp_path, text, line, phrase):
     with pytest.raises(ConfigError) as info:
         load_protocol(str(path))
     assert f"{path}:{line}:" in str(info.value) and phrase in str(info.value)
+
+
+def test_ties_key():
+    assert parse_protocol(_base()).ties == "pessimistic"
+    assert parse_protocol(_base(ties="mulan")).ties == "mulan"
+    with pytest.raises(ConfigError, match="unknown tie convention 'optimistic'; choose one of"):
+        parse_protocol(_base(ties="optimistic"))
+    for name in ("mldf", "mldf-flex", "quick"):
+        assert load_protocol(name).ties == "pessimistic", name   # see REPRODUCTION.md: ties
