@@ -9,7 +9,6 @@ import subprocess
 from pathlib import Path
 
 import numpy as np
-from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
@@ -54,11 +53,15 @@ def _is_gcc(compiler):
 
 class BuildExt(build_ext):
     def build_extensions(self):
+        # Cythonize here, not when setup.py is imported: `python -m build` runs setup.py for the
+        # sdist's requirements and file list too, and those steps need no C sources.
+        from Cython.Build import cythonize
+
+        self.extensions = cythonize(self.extensions, compiler_directives=DIRECTIVES, quiet=True)
         if self.compiler.compiler_type == "unix" and _is_gcc(self.compiler.compiler_so[0]):
             for ext in self.extensions:
                 ext.extra_compile_args = list(ext.extra_compile_args) + GCC_FLAGS
         super().build_extensions()
 
 
-setup(ext_modules=cythonize(extensions, compiler_directives=DIRECTIVES, quiet=True),
-      cmdclass={"build_ext": BuildExt})
+setup(ext_modules=extensions, cmdclass={"build_ext": BuildExt})
