@@ -97,7 +97,7 @@ _plugins_loaded = False
 _PLUGIN_ERRORS: dict[str, str] = {}    # entry point name -> why it was skipped
 _BUILTIN: set[str] = set()             # names registered by mlbench's own modules
 INDEX_PATH = os.path.join(os.path.dirname(__file__), "index.json")
-_INDEX_CACHE: dict = {}
+_INDEX_CACHE: dict = {}                # INDEX_PATH -> its parsed content (None: missing or unreadable)
 
 
 def register(name, cls, *, family, paper, description="", params=None, grid=None):
@@ -262,4 +262,3 @@ def get(name):
 def make(name, random_state=None, **overrides):
     """A fresh estimator for method ``name`` with ``overrides`` on top of its registered params."""
     return get(name).make(random_state=random_state, **overrides)
-
