@@ -1,7 +1,6 @@
 """The distribution's metadata: one version, the extras users install, a valid citation file."""
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -26,6 +25,7 @@ def test_python_dash_m_mlbench_is_the_cli():
 
 
 def test_the_version_has_one_source_and_the_extras_exist():
+    tomllib = pytest.importorskip("tomllib")          # Python >= 3.11
     meta = tomllib.loads(_source_file("pyproject.toml").read_text())
     assert meta["project"]["dynamic"] == ["version"] and "version" not in meta["project"]
     assert meta["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "mlbench.__version__"}
