@@ -305,6 +305,7 @@ def _network_only_pins():
         return {r["url"]: (r["sha256"], int(r["bytes"])) for r in csv.DictReader(fh, delimiter="\t")}
 
 
+@pytest.mark.mirror
 def test_network_only_files_are_pinned_as_network_only_tsv_says():
     pins = _network_only_pins()
     marked = [f for e in reg.registry().values() for f in e.files if f.network_only]
