@@ -26,9 +26,12 @@ SOURCE = Path(__file__).resolve().parents[1]
 #: the run: two fast methods, one repeat of the quick protocol, on the data inside the package
 RUN = ["run", "--protocol", "quick", "--methods", "br-lr,mlknn", "--datasets", "emotions",
        "--repeats", "1", "--jobs", "1", "-q"]
+#: every step's environment: nothing on PYTHONPATH (a source tree there, with the mlbench.egg-info the
+#: sdist step leaves, would make pip think mlbench is installed and the CLI import the checkout)
+ENV = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "MLBENCH_MIRROR")}
 
 
-def step(argv, cwd, env=None, what=None):
+def step(argv, cwd, env=ENV, what=None):
     """Run one command; on failure print it with its output and exit 1.  Returns its stdout."""
     start = time.perf_counter()
     proc = subprocess.run([str(a) for a in argv], cwd=cwd, env=env, capture_output=True, text=True)
@@ -66,8 +69,7 @@ def smoke(wheel, work):
     step([py, "-m", "pip", "install", "-q", wheel], work, what=f"pip install {wheel.name}")
     run_dir = work / "elsewhere"
     run_dir.mkdir()
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MLBENCH_MIRROR")}
-    env.update(MLBENCH_DATA=str(work / "data"), MPLBACKEND="Agg")
+    env = dict(ENV, MLBENCH_DATA=str(work / "data"), MPLBACKEND="Agg")
     where = step([py, "-c", "import mlbench, mlbench._ext._arff as a; print(mlbench.__file__, a.__file__)"],
                  run_dir, env, what="import mlbench and a compiled kernel")
     if not all(p.startswith(str(venv)) for p in where.split()):
