@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: install build run test bench fuzz docs clean
+.PHONY: install build run test bench fuzz docs dist wheel-smoke clean
 
 $(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
@@ -42,5 +42,15 @@ docs: install
 	$(PY) -m pip install -q "mkdocs>=1.5"
 	$(VENV)/bin/mkdocs build --strict
 
+# The sdist and the wheel built from it (dist/), as CI builds them: Cython, NumPy and SciPy for the
+# build come from PyPI through build isolation.
+dist: $(STAMP)
+	$(PY) -m pip install -q "build>=1"
+	$(PY) -m build --outdir dist .
+
+# The wheel installed into a fresh venv in a temporary directory, its CLI run from there (CI's first step).
+wheel-smoke:
+	$(PYTHON) tests/wheel_smoke.py
+
 clean:
-	rm -rf build $(VENV) mlbench/_ext/*.c mlbench/_ext/*.so *.egg-info
+	rm -rf build dist $(VENV) mlbench/_ext/*.c mlbench/_ext/*.so *.egg-info
