@@ -144,6 +144,12 @@ def compare(name, ours, theirs, *, labels=("mlbench", "reference"), repeats: int
                         warmup=warmup, quiet=quiet)
 
 
+def measure(name, fn, *, label="time", repeats: int = 5, warmup: int = 1,
+            quiet: bool = False) -> Comparison:
+    """One side alone (a time that has no alternative to compare with), timed as the others."""
+    return compare_many(name, {label: fn}, repeats=repeats, warmup=warmup, quiet=quiet)
+
+
 def parser(doc: str, repeats: int = 5, warmup: int = 1) -> argparse.ArgumentParser:
     """An ArgumentParser with the harness's options: ``--repeats``, ``--warmup``, ``--quick``."""
     ap = argparse.ArgumentParser(description=doc.strip().splitlines()[0],
