@@ -150,12 +150,13 @@ def measure(name, fn, *, label="time", repeats: int = 5, warmup: int = 1,
     return compare_many(name, {label: fn}, repeats=repeats, warmup=warmup, quiet=quiet)
 
 
-def parser(doc: str, repeats: int = 5, warmup: int = 1) -> argparse.ArgumentParser:
+def parser(doc: str, repeats: int | None = 5, warmup: int = 1) -> argparse.ArgumentParser:
     """An ArgumentParser with the harness's options: ``--repeats``, ``--warmup``, ``--quick``."""
     ap = argparse.ArgumentParser(description=doc.strip().splitlines()[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeats", type=int, default=repeats,
-                    help=f"interleaved timed rounds of every side (default {repeats})")
+                    help="interleaved timed rounds of every side (default "
+                         f"{'per mode' if repeats is None else repeats})")
     ap.add_argument("--warmup", type=int, default=warmup,
                     help=f"untimed calls of every side first (default {warmup})")
     ap.add_argument("--quick", action="store_true",
