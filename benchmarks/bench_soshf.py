@@ -80,11 +80,11 @@ REFERENCE_PATHS = (
 
 def _run_method(name, params, X, Y, Xt):
     """The outputs of fit + predict + scores, as the runner's cell does."""
-    from mlbench.experiment.cell import _scores
+    from mlbench.experiment.outputs import method_scores
     from mlbench.methods import registry
 
     model = registry.make(name, random_state=7, **params).fit(X, Y)
-    return [np.asarray(model.predict(Xt)), _scores(model, Xt),
+    return [np.asarray(model.predict(Xt)), method_scores(model, Xt, Xt.shape[0], Y.shape[1], name),
             np.asarray(getattr(model, "threshold_", 0.0))]
 
 

@@ -16,3 +16,8 @@ class DataError(MlbenchError):
 
 class ConfigError(MlbenchError):
     """A protocol, option or name is invalid."""
+
+
+class WriteError(ConfigError):
+    """A file cannot be written (a full disk, a read-only file system, no permission): the message
+    names the file, the reason and what to do next (see :mod:`mlbench.fileio`)."""

@@ -161,23 +161,7 @@ def load_yaml(path, what="YAML file"):
 
 
 def atomic_write_text(path, text):
-    """Write ``text`` to ``path`` through a temporary file and a rename: no half-written file.
-    An OSError (a missing directory, a read-only or full disk) is one ConfigError line."""
-    import os
-    import tempfile
+    """Write ``text`` to ``path`` atomically; an OSError is one line (:mod:`mlbench.fileio`)."""
+    from mlbench.fileio import atomic_write_text as write
 
-    path = Path(path)
-    try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)          # as open() would have made it, not mkstemp's 0600
-        os.replace(tmp, path)
-    except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except (OSError, UnboundLocalError):
-            pass
-        raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return write(path, text)

@@ -4,10 +4,12 @@
     check_method(MyClassifier())          # raises AssertionError naming the first broken rule
 
 It fits the estimator on a small synthetic multi-label problem (dense, then CSR) and checks what
-the runner relies on: ``fit(X, Y)`` returns, ``predict`` gives an (n, L) 0/1 matrix, the scores of
-``predict_proba`` / ``decision_function`` (when present) are finite with shape (n, L) (or
-scikit-learn's per-label list of (n, 2) arrays), and two fits with the same ``random_state`` predict
-the same.  It returns what it found, e.g. ``{"scores": "decision_function", "sparse": True}``.
+the runner relies on: ``fit(X, Y)`` returns, and ``predict`` and the scores of ``predict_proba`` /
+``decision_function`` (when present) meet the output contract that the runner enforces on every cell,
+with the same code (:mod:`mlbench.experiment.outputs`: 0/1 predictions of shape (n, L), finite
+scores, probabilities in [0, 1], scikit-learn's and scikit-multilearn's conventions understood), and
+two fits with the same ``random_state`` predict the same.  It returns what it found, e.g.
+``{"scores": "decision_function", "sparse": True}``.
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ def _data(n, n_features, n_labels, seed):
 
 def check_method(estimator, *, n=80, n_features=5, n_labels=3, random_state=0):
     """Check ``estimator`` against mlbench's method contract (see the module docstring)."""
-    from mlbench.experiment.cell import _scores
+    from mlbench.experiment import outputs
 
     X, Y = _data(n, n_features, n_labels, random_state)
     name = type(estimator).__name__
@@ -36,23 +38,21 @@ def check_method(estimator, *, n=80, n_features=5, n_labels=3, random_state=0):
         assert callable(getattr(estimator, what, None)), f"{name} has no {what}()"
     est = copy.deepcopy(estimator)
     assert est.fit(X[:60], Y[:60]) is not None, f"{name}.fit(X, Y) must return the estimator"
-    P = np.asarray(est.predict(X[60:]).toarray() if sp.issparse(est.predict(X[60:])) else est.predict(X[60:]))
-    assert P.shape == (n - 60, n_labels), f"{name}.predict gave shape {P.shape}, not {(n - 60, n_labels)}"
-    assert np.isin(P, (0, 1)).all(), f"{name}.predict must give 0/1 values"
-    found = {"scores": None, "sparse": False, "random_state": hasattr(est, "random_state")}
-    S = _scores(est, X[60:])
-    if S is not None:
-        found["scores"] = "predict_proba" if callable(getattr(est, "predict_proba", None)) \
-            else "decision_function"
-        assert S.shape == (n - 60, n_labels), f"{name}.{found['scores']} gave shape {S.shape}"
-        assert np.isfinite(S).all(), f"{name}.{found['scores']} gave non-finite scores"
+    found = {"scores": outputs.score_source(est), "sparse": False,
+             "random_state": hasattr(est, "random_state")}
+    try:   # the runner's own checks (mlbench.experiment.outputs)
+        outputs.method_predictions(est, X[60:], n - 60, n_labels, name)
+        outputs.method_scores(est, X[60:], n - 60, n_labels, name)
+    except outputs.OutputContractError as exc:
+        raise AssertionError(str(exc)) from None
     if found["random_state"]:
         a, b = copy.deepcopy(estimator), copy.deepcopy(estimator)
         for e in (a, b):
             e.random_state = 7
             e.fit(X[:60], Y[:60])
-        assert np.array_equal(np.asarray(a.predict(X[60:])), np.asarray(b.predict(X[60:]))), \
-            f"{name}: two fits with random_state=7 predict differently"
+        same = np.array_equal(*(outputs.method_predictions(e, X[60:], n - 60, n_labels, name)
+                                for e in (a, b)))
+        assert same, f"{name}: two fits with random_state=7 predict differently"
     try:
         copy.deepcopy(estimator).fit(sp.csr_matrix(X[:60]), Y[:60])
         found["sparse"] = True

@@ -47,6 +47,7 @@ cdef enum:
     E_JUNK = 9          # text after a closing quote, or after the '}' closing a sparse row
     E_ORDER = 10        # a sparse index not greater than the previous one (duplicated or unsorted)
     E_RANGE = 11        # a sparse index beyond the last attribute
+    E_NO_VALUE = 12     # a sparse index with no value after it ('{3 1,7 }')
 
 ERRORS = {
     E_FIELDS: "expected {expected} values, found {found}",
@@ -60,6 +61,7 @@ ERRORS = {
     E_JUNK: "unexpected text after the value",
     E_ORDER: "sparse index not greater than the previous one (duplicated or unsorted)",
     E_RANGE: "sparse index out of range (the file declares {expected} attributes)",
+    E_NO_VALUE: "sparse entry has an index and no value (expected 'index value')",
 }
 
 
@@ -425,8 +427,8 @@ cdef int _dense_row(Ctx* c, intp_t p, intp_t end, intp_t row) noexcept nogil:
 cdef int _sparse_row(Ctx* c, intp_t p, intp_t end, intp_t row) noexcept nogil:
     """One ``{index value, ...}`` row; ``buf[end - 1]`` is its closing '}' (checked by _parse).
 
-    Strict like WEKA: indices strictly increasing (no duplicates), in range, and nothing after
-    the first '}'.  The index is accumulated with a cap (it stops growing past n_attr), so no
+    Strict like WEKA: indices strictly increasing (no duplicates), in range, each followed by a
+    value, and nothing after the first '}'.  The index is accumulated with a cap (it stops growing past n_attr), so no
     digit string can overflow it into range.
     """
     cdef intp_t j, q, last = -1
@@ -455,6 +457,12 @@ cdef int _sparse_row(Ctx* c, intp_t p, intp_t end, intp_t row) noexcept nogil:
             p += 1
         if p == q or p >= end or not _is_space(c.buf[p]):
             return E_SPARSE
+        while p < end and _is_space(c.buf[p]):
+            p += 1
+        if p >= end or c.buf[p] == b',' or c.buf[p] == b'}':
+            # '{3 1,7 }': WEKA and liac-arff refuse it; an empty value is not a missing one here
+            c.tok = q
+            return E_NO_VALUE
         if j >= c.n_attr:
             return E_RANGE
         if j <= last:

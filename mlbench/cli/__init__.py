@@ -109,3 +109,15 @@ def main(argv=None):
     except KeyboardInterrupt:
         click.echo("mlbench: interrupted", err=True)
         sys.exit(130)
+    except BrokenPipeError:      # stdout closed by a reader (| head): not ours to report as a file
+        raise
+    except OSError as exc:   # a last resort: every writer already reports its own errors
+        import errno
+
+        from mlbench.fileio import shown
+
+        code = errno.errorcode.get(exc.errno, "") if exc.errno else ""
+        where = f"{shown(exc.filename)}: " if exc.filename else ""
+        click.echo(f"mlbench: error: {where}{' '.join(str(exc.strerror or exc).split())}"
+                   + (f" ({code})" if code else ""), err=True)
+        sys.exit(2)

@@ -50,9 +50,9 @@ def command(ctx, results, reference, tolerances, metrics, alpha, strict, junit, 
                f"{len(res.missing)} missing{' (failing: --strict)' if strict and res.missing else ''}, "
                f"{len(res.improvements)} improvements beyond the tolerance, {res.new_cells} new cells")
     if junit:
-        from mlbench.safety import atomic_write_text
+        from mlbench.fileio import atomic_write_text
 
-        atomic_write_text(junit, junit_xml(res, default, per, strict))
+        atomic_write_text(junit, junit_xml(res, default, per, strict), hint="choose another --junit")
     if annotations is None:
         annotations = bool(os.environ.get("GITHUB_ACTIONS"))
     if annotations:

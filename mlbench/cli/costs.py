@@ -20,6 +20,7 @@ def command(results, out):
 
     from mlbench.errors import MlbenchError
     from mlbench.experiment.costs import costs_markdown, shipped_results
+    from mlbench.fileio import atomic_write_text
 
     paths = list(results) or shipped_results()
     if not paths:
@@ -29,8 +30,5 @@ def command(results, out):
     if out is None:
         click.echo(text, nl=False)
         return
-    tmp = f"{out}.tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(tmp, out)
+    atomic_write_text(out, text, hint="choose another --out")
     click.echo(f"wrote {out}", err=True)

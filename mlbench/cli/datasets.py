@@ -12,8 +12,8 @@ def status(entry, root, mirror):
     from mlbench.data import cache, fetch
 
     if not entry.fetchable:
-        return "unavailable", (f"no pinned file; source: {entry.source}" if entry.source
-                               else "no pinned file")
+        why = [entry.note or "no pinned file"] + ([f"source: {entry.source}"] if entry.source else [])
+        return "unavailable", "; ".join(why)
     if cache.cache_path(root, entry.name).is_file():
         return "cached", ""
     if mirror and "://" not in mirror:
@@ -26,7 +26,8 @@ def status(entry, root, mirror):
 
 
 @click.command("datasets")
-@click.option("--paper", default=None, help="Only the datasets of this paper (soshf, mldf, mc, imtsl, hiercost).")
+@click.option("--paper", default=None,
+              help="Only the datasets of this paper (soshf, mldf, mc, imtsl, hiercost, bogatinovski2022).")
 @click.option("--format", "fmt", type=click.Choice(["terminal", "csv"]), default="terminal", show_default=True)
 @click.option("--mirror", default=None, metavar="DIR_OR_URL", help="Dataset mirror; default $MLBENCH_MIRROR.")
 @click.option("--data-dir", default=None, type=click.Path(file_okay=False),
@@ -43,7 +44,11 @@ def command(paper, fmt, mirror, data_dir):
 
     from mlbench.data import fetch
     from mlbench.data.registry import registry
+    from mlbench.errors import ConfigError
+    from mlbench.methods.registry import PAPERS
 
+    if paper and paper not in PAPERS:
+        raise ConfigError(f"unknown paper {paper!r}; choose one of {', '.join(PAPERS)}")
     root, mirror = fetch.data_dir(data_dir), fetch.mirror_location(mirror)
     rows = []
     for name, e in registry().items():
@@ -61,7 +66,13 @@ def command(paper, fmt, mirror, data_dir):
         return
     width = shutil.get_terminal_size((100, 24)).columns
     fixed = [max(len(str(r[j])) for r in rows + [header]) for j in range(5)]
+    # a narrow terminal shortens the papers column before the note falls under 10 characters
+    fixed[4] = max(len(header[4]), min(fixed[4], width - sum(fixed[:4]) - 2 * 5 - 10))
     room = max(10, width - sum(fixed) - 2 * 5)
+
+    def cut(text, n):
+        return text if len(text) <= n else text[:n - 1] + "…"
+
     for r in [header] + rows:
-        note = r[5] if len(r[5]) <= room else r[5][:room - 1] + "…"
-        click.echo("  ".join(str(v).ljust(fixed[j]) for j, v in enumerate(r[:5])) + "  " + note)
+        click.echo("  ".join(cut(str(v), fixed[j]).ljust(fixed[j]) for j, v in enumerate(r[:5]))
+                   + "  " + cut(r[5], room))

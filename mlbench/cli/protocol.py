@@ -32,7 +32,8 @@ def new(name, base, out):
 
     from mlbench.errors import ConfigError
     from mlbench.protocols import _resolve, load_protocol
-    from mlbench.safety import atomic_write_text, check_name
+    from mlbench.fileio import atomic_write_text
+    from mlbench.safety import check_name
 
     check_name(name, "protocol name")
     source = _resolve(base)
@@ -44,6 +45,7 @@ def new(name, base, out):
     text, n = re.subn(r"(?m)^name:\s*\S+\s*$", f"name: {name}", text, count=1)
     if n != 1:
         raise ConfigError(f"protocol {base}: no top-level name line to replace")
-    atomic_write_text(out, HEADER.format(name=name, base=base, path=out) + text)
+    atomic_write_text(out, HEADER.format(name=name, base=base, path=out) + text,
+                      hint="choose another --out")
     load_protocol(out)                             # what we wrote loads
     click.echo(f"wrote {out}; run it with: mlbench run --protocol {out}")

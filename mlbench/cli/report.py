@@ -51,9 +51,9 @@ def command(results, metrics, stats, control, alpha, style, fmt, out, cd_diagram
                                     cd_test=cd_test, rope=rope, seed=seed, colour=colour, width=width,
                                     methods=methods, datasets=datasets)
     if out:
-        from mlbench.safety import atomic_write_text
+        from mlbench.fileio import atomic_write_text
 
-        atomic_write_text(out, text)
+        atomic_write_text(out, text, hint="choose another --out")
         click.echo(f"wrote {out}", err=True)
     else:
         click.echo(text, nl=False)

@@ -17,7 +17,9 @@ def command(claims, root, out):
 
     text = render(claims, root)
     if out:
-        with open(out, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        from mlbench.fileio import atomic_write_text
+
+        atomic_write_text(out, text, hint="choose another --out")
+        click.echo(f"wrote {out}", err=True)
     else:
         click.echo(text, nl=False)

@@ -10,9 +10,7 @@ registry is ignored (and rebuilt by the loader).
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -32,9 +30,11 @@ def cache_path(root: Path, name: str) -> Path:
 
 
 def save(root: Path, ds: Dataset) -> Path:
-    """Write ``ds`` atomically to ``<root>/<name>.npz``."""
-    root = Path(root)
-    root.mkdir(parents=True, exist_ok=True)
+    """Write ``ds`` atomically to ``<root>/<name>.npz``; a full or read-only ``root`` is a
+    one-line :class:`~mlbench.errors.WriteError` and leaves no file behind."""
+    from mlbench.data.fetch import DATA_HINT
+    from mlbench.fileio import atomic_write
+
     arrays = {"Y": np.ascontiguousarray(ds.Y, dtype=np.int8)}
     if sp.issparse(ds.X):
         X = sp.csr_matrix(ds.X)
@@ -53,15 +53,8 @@ def save(root: Path, ds: Dataset) -> Path:
         {"nodes": list(ds.hierarchy.nodes), "edges": [list(e) for e in ds.hierarchy.edges]},
     }
     arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
-    fd, tmp = tempfile.mkstemp(dir=root, prefix=f".{ds.name}-", suffix=".npz")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez(fh, **arrays)
-        os.replace(tmp, cache_path(root, ds.name))
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-    return cache_path(root, ds.name)
+    return atomic_write(cache_path(root, ds.name), lambda fh: np.savez(fh, **arrays),
+                        hint=DATA_HINT, make_parents=True)
 
 
 def load(root: Path, name: str, sha256: str | None = None) -> Dataset | None:

@@ -20,8 +20,6 @@ import gzip
 import hashlib
 import os
 import re
-import shutil
-import tempfile
 from importlib import resources
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -30,6 +28,8 @@ from mlbench.data.registry import DatasetEntry, FileEntry
 from mlbench.errors import DataError
 
 MIRROR_HINT = "set MLBENCH_MIRROR=/path/to/mirror (or pass --mirror DIR_OR_URL)"
+#: where else dataset files can go when the data directory cannot be written
+DATA_HINT = "set MLBENCH_DATA (or pass --data-dir) to a writable folder"
 RETRIES = 2  # extra download attempts after a failure (pooch waits 1 s, 2 s, ... between them)
 
 
@@ -73,19 +73,19 @@ def _embedded(f: FileEntry):
 
 
 def _install_embedded(ref, f: FileEntry, dest: Path) -> Path:
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=".part-")
-    try:
-        with os.fdopen(fd, "wb") as out, ref.open("rb") as raw, gzip.open(raw) as src:
-            shutil.copyfileobj(src, out)
-        actual = sha256_of(tmp)
-        if f.sha256 and actual != f.sha256:
-            raise _mismatch(f"embedded {f.basename}", f.sha256, actual)
-        os.replace(tmp, dest)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-    return dest
+    """Decompress the embedded copy to ``dest`` (atomically), checked against its sha256."""
+    from mlbench.fileio import atomic_write
+
+    def copy(out):
+        digest = hashlib.sha256()
+        with ref.open("rb") as raw, gzip.open(raw) as src:
+            for chunk in iter(lambda: src.read(1 << 20), b""):
+                digest.update(chunk)
+                out.write(chunk)
+        if f.sha256 and digest.hexdigest() != f.sha256:
+            raise _mismatch(f"embedded {f.basename}", f.sha256, digest.hexdigest())
+
+    return atomic_write(dest, copy, hint=DATA_HINT, make_parents=True)
 
 
 class _RichProgress:
@@ -125,7 +125,10 @@ def _download(url: str, f: FileEntry, dest: Path) -> Path:
     import pooch
     import requests
 
-    dest.parent.mkdir(parents=True, exist_ok=True)
+    from mlbench.fileio import make_dirs, write_error
+
+    make_dirs(dest.parent, DATA_HINT)
+    pooch.get_logger().setLevel("WARNING")   # the progress bar shows the download; an error is one line
     known = f"sha256:{f.sha256}" if f.sha256 else None
     store = pooch.create(path=dest.parent, base_url="", registry={dest.name: known},
                          urls={dest.name: url}, retry_if_failed=RETRIES)
@@ -142,9 +145,12 @@ def _download(url: str, f: FileEntry, dest: Path) -> Path:
             raise DataError(f"checksum mismatch for {url}: expected sha256 {f.sha256}, "
                             f"got {got.group(1)}; the file was removed") from None
         raise DataError(f"cannot download {url}: {exc}") from None
-    except (requests.exceptions.RequestException, OSError) as exc:
+    except requests.exceptions.RequestException as exc:
         kind = type(exc).__name__
         raise DataError(f"cannot download {url} ({kind}); no network? {MIRROR_HINT}") from None
+    except OSError as exc:     # the data directory is full, read-only or not ours
+        cause = exc.__cause__ if isinstance(exc.__cause__, OSError) else exc  # pooch's rewording
+        raise write_error(dest, cause, DATA_HINT) from None
 
 
 class NetworkOnlyError(DataError):
@@ -161,7 +167,10 @@ def fetch_file(f: FileEntry, root: Path, mirror: str | None) -> tuple[Path, str]
         actual = sha256_of(dest)
         if f.sha256 is None or actual == f.sha256:
             return dest, "data dir"
-        dest.unlink()  # a stale or corrupt copy of ours
+        from mlbench.fileio import writing
+
+        with writing(dest, DATA_HINT):
+            dest.unlink()  # a stale or corrupt copy of ours
     ref = _embedded(f)
     if ref is not None:
         return _install_embedded(ref, f, dest), "embedded"

@@ -15,7 +15,7 @@ from mlbench.data.dataset import Dataset
 from mlbench.data import fetch
 from mlbench.data.hierarchy import Hierarchy
 from mlbench.data.registry import DatasetEntry, get_entry
-from mlbench.errors import DataError
+from mlbench.errors import DataError, WriteError
 
 SPARSE_DENSITY = 0.1
 
@@ -133,9 +133,8 @@ def load_dataset(name: str, data_dir=None, mirror=None, *, refresh: bool = False
         ds = build_dataset(entry, paths)
         try:
             cache.save(root, ds)
-        except OSError as exc:   # a full disk or read-only data dir: the dataset is still good
+        except WriteError as exc:  # a full disk or read-only data dir: the dataset is still good
             import sys
 
-            print(f"mlbench: note: {entry.name} parsed but not cached in {root} "
-                  f"({exc.strerror or exc})", file=sys.stderr)
+            print(f"mlbench: note: {entry.name} parsed but not cached ({exc})", file=sys.stderr)
     return ds.without_features(entry.drop_features)

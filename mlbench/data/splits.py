@@ -25,7 +25,6 @@ in the run.  :func:`save_splits` / :func:`load_splits` keep the indices in one `
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import dataclass, field
 
@@ -222,20 +221,35 @@ def iterative_stratification(Y, k, rng):
     return fold_of
 
 
-def save_splits(path, splits, meta=None):
-    """Write ``splits`` to ``path`` (``.npz``) atomically; ``meta`` (JSON-able) goes in ``__meta__``."""
+def save_splits(path, splits, meta=None, hint="choose another --out"):
+    """Write ``splits`` to ``path`` (``.npz``) atomically; ``meta`` (JSON-able) goes in ``__meta__``.
+    A file that already holds exactly these splits and ``meta`` is left alone (a rerun writes
+    nothing).  A write error is one line (:mod:`mlbench.fileio`) ending with ``hint``."""
+    from mlbench.fileio import atomic_write
+
+    if splits_saved(path, splits, meta):
+        return
     arrays = {}
     for s in splits:
         arrays[f"{s.id}/train"] = s.train
         arrays[f"{s.id}/test"] = s.test
         arrays[f"{s.id}/valid"] = s.valid
     arrays["__meta__"] = np.array(json.dumps(meta or {}, sort_keys=True))
-    path = os.fspath(path)
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "wb") as fh:
-        np.savez_compressed(fh, **arrays)
-    os.replace(tmp, path)
+    atomic_write(path, lambda fh: np.savez_compressed(fh, **arrays), hint=hint, make_parents=True)
+
+
+def splits_saved(path, splits, meta=None):
+    """Whether ``path`` holds exactly ``splits`` (ids and indices) and ``meta``."""
+    try:
+        saved, saved_meta = load_splits(path)
+    except Exception:  # noqa: BLE001 - absent, unreadable or not ours: it is (re)written
+        return False
+    by_id = {s.id: s for s in saved}
+    return (saved_meta == json.loads(json.dumps(meta or {}, sort_keys=True))
+            and len(by_id) == len(splits)
+            and all(s.id in by_id and all(np.array_equal(getattr(s, part), getattr(by_id[s.id], part))
+                                          for part in ("train", "test", "valid"))
+                    for s in splits))
 
 
 def load_splits(path):

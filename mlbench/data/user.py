@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from mlbench.data.registry import DatasetEntry, FileEntry
-from mlbench.errors import DataError
+from mlbench.errors import DataError, WriteError
 
 _COUNT = re.compile(r"^(?P<path>.+?)@(?P<n>-?\d+)$")
 SUFFIXES = (".arff", ".csv", ".parquet")
@@ -99,8 +99,8 @@ def load_user_dataset(text, data_dir=None):
         ds = _parse_user(text)
         try:
             cache.save(root, dataclasses.replace(ds, name=key))
-        except OSError:
-            pass                       # a read-only data directory: just do not cache
+        except WriteError:
+            pass                       # a full or read-only data directory: just do not cache
         return ds
     return dataclasses.replace(ds, name=name)
 

@@ -7,6 +7,14 @@ from the cell's identity, fits it (timed), predicts 0/1 labels and scores (timed
 writes the results file: the driver does.  An exception inside the method becomes a row with status
 ``error`` and a one-line error text, so the run goes on.
 
+Output contract (:mod:`mlbench.experiment.outputs`): predictions and scores are checked and
+normalised before any measure sees them; a violation, a measure that raises, or a measure that is
+NaN fails the cell (status ``error``, the reason naming the method and the measure or output).  The
+exceptions: a measure whose input the method does not give (no scores, no ``joint_log_proba``) is
+left empty with the reason in ``extra.metric_errors``, and a NaN the measure's definition explains
+for this test part (``Measure.undefined``, e.g. macro-AUC when no label has both classes) is kept
+with the reason in ``extra.undefined``.
+
 Validation parts: when the split has one and the estimator's ``fit`` accepts a ``validation``
 keyword, the method is fitted as ``fit(X_train, Y_train, validation=(X_valid, Y_valid))``; otherwise
 it is fitted on the whole training part (train + valid).  A dataset's hierarchy is passed as
@@ -45,6 +53,7 @@ import scipy.sparse as sp
 import mlbench
 from mlbench.data.preprocess import Pipeline, take_rows
 from mlbench.data.splits import get_split
+from mlbench.experiment import outputs
 from mlbench.experiment.columns import COLUMNS
 from mlbench.methods.base import recorded_base_params
 from mlbench.seeds import derive_seed
@@ -190,17 +199,6 @@ def _proc_status():
     return out
 
 
-def _scores(est, X):
-    """One (n, L) score array from ``predict_proba`` or ``decision_function``, or None."""
-    for name in ("predict_proba", "decision_function"):
-        if callable(getattr(est, name, None)):
-            s = getattr(est, name)(X)
-            if isinstance(s, list):  # a per-label list of (n, 2) arrays: keep P(label = 1)
-                s = np.column_stack([np.asarray(a)[:, -1] if np.ndim(a) == 2 else a for a in s])
-            return np.asarray(s, dtype=np.float64)
-    return None
-
-
 #: cores a cell may use for its own parallelism (``n_jobs``), set by the executor in the cell's
 #: process when fewer cells than cores remain at the end of a grid
 CELL_JOBS_ENV = "MLBENCH_CELL_JOBS"
@@ -292,14 +290,16 @@ def _run(spec, dataset, row, extra):
     cpu = time.process_time() - c0
 
     measures = [get_measure(m) for m in spec.metrics]
+    n, L = test.Y.shape
     t0, c0 = time.perf_counter(), time.process_time()
-    pred = np.asarray(_dense(est.predict(test.X))).reshape(test.Y.shape).astype(np.int8)
-    scores = _scores(est, test.X)
+    # the output contract (outputs.py): a violation fails the cell with its reason
+    pred = outputs.method_predictions(est, test.X, n, L, spec.method)
+    scores = outputs.method_scores(est, test.X, n, L, spec.method)
     joint = None
     if any(m.needs == "joint" for m in measures) and hasattr(est, "joint_log_proba"):
         joint = np.asarray(est.joint_log_proba(test.X, test.Y), dtype=np.float64)
     # a method holding one model per measure (MLDF's ``mldf``) gives each measure its own outputs
-    own = est.measure_outputs(test.X) if hasattr(est, "measure_outputs") else {}
+    own = _measure_outputs(est, test.X, n, L, spec.method) if hasattr(est, "measure_outputs") else {}
     row["predict_seconds"] = round(time.perf_counter() - t0, 6)
     # CPU seconds of fit and predict, every thread of the cell's process counted; not recorded
     # when the cell was given spare cores (n_jobs), which joblib may spend in worker processes
@@ -307,27 +307,28 @@ def _run(spec, dataset, row, extra):
         row["cpu_seconds"] = round(cpu + time.process_time() - c0, 6)
 
     inputs = {"predictions": pred, "scores": scores, "joint": joint, "hierarchy": pred}
-    problems = {}
+    problems, undefined = {}, {}
     boot = {}
     for m in measures:
         value = own.get(m.name, {}).get(m.needs, inputs[m.needs])
-        if value is None:
+        if value is None:  # not applicable to this method (e.g. cll_loss of a non-probabilistic one)
             problems[m.name] = f"the method gives no {m.needs}"
             continue
-        try:
-            ctx = {"hierarchy": test.hierarchy} if m.needs == "hierarchy" else {}
-            row[m.name] = m(test.Y, value, **ctx)
-            if spec.bootstrap:
-                boot[m.name] = _bootstrap(spec, m, test.Y, value, ctx)
-        except Exception as exc:  # a measure undefined on this output: NaN plus the reason
-            problems[m.name] = describe_exception(exc)
+        ctx = {"hierarchy": test.hierarchy} if m.needs == "hierarchy" else {}
+        row[m.name] = _measure(spec, m, test.Y, value, ctx, undefined)
+        if spec.bootstrap:
+            boot[m.name] = _bootstrap(spec, m, test.Y, value, ctx)
     if problems:
         extra["metric_errors"] = problems
+    if undefined:
+        extra["undefined"] = undefined
     if boot:
-        from mlbench.stats.bootstrap import encode, percentile_interval
+        from mlbench.stats.bootstrap import bc_interval, decode, encode, stored_error
 
+        # from the stored (float16) replicates, as every reader computes it
         extra["bootstrap"] = {"B": spec.bootstrap,
-                              "ci95": {k: [round(x, 6) for x in percentile_interval(v)]
+                              "ci95": {k: [round(x, 6) for x in bc_interval(
+                                  decode(encode(v)), row[k], tie=stored_error(row[k])) or ()]
                                        for k, v in boot.items()},
                               "replicates": {k: encode(v) for k, v in boot.items()}}
     info = getattr(est, "fit_info_", None)
@@ -335,6 +336,39 @@ def _run(spec, dataset, row, extra):
         extra.update(info)
     if spec.predictions_dir:
         save_predictions(spec, test.Y, pred, scores, joint, split.test, pipe.labels_kept_)
+
+
+def _measure_outputs(est, X, n, L, method):
+    """``est.measure_outputs(X)`` with each measure's predictions and scores under the contract."""
+    declared = outputs.score_source(est) == "predict_proba"
+    own = {}
+    for name, arrays in est.measure_outputs(X).items():
+        own[name] = {}
+        for kind, value in arrays.items():
+            what = f"measure_outputs[{name!r}][{kind!r}]"
+            if kind == "predictions":
+                value = outputs.normalise_predictions(value, n, L, method, what=what)
+            elif kind == "scores":
+                value = outputs.normalise_scores(value, n, L, method, declared, what=what)
+            own[name][kind] = value
+    return own
+
+
+def _measure(spec, m, Y, value, ctx, undefined):
+    """Measure ``m`` of the cell's output; a measure that fails, or is NaN where its definition
+    does not explain it (``Measure.undefined``), fails the cell with the measure named.  An
+    explained NaN is kept, with its reason in ``undefined``."""
+    try:
+        result = m(Y, value, **ctx)
+    except Exception as exc:
+        raise outputs.OutputContractError(
+            f"{spec.method}: measure {m.name} failed on its output: {describe_exception(exc)}") from exc
+    if math.isnan(result):
+        reason = m.undefined(Y, **ctx) if m.undefined is not None else None
+        if reason is None:
+            raise outputs.OutputContractError(f"{spec.method}: measure {m.name} is NaN on its output")
+        undefined[m.name] = reason
+    return result
 
 
 def _bootstrap(spec, measure, Y, value, ctx):
@@ -352,6 +386,10 @@ def _bootstrap(spec, measure, Y, value, ctx):
                       spec.bootstrap, seed)
 
 
+#: what to do when ``<out>.predictions/`` cannot be written
+PREDICTIONS_HINT = "choose another --out or run without --save-predictions"
+
+
 def predictions_path(spec):
     """``<predictions dir>/<protocol>__<dataset>__<method>__<split>__s<seed>.npz``."""
     name = "__".join(str(p) for p in (spec.protocol, spec.dataset, spec.method, spec.split))
@@ -360,16 +398,16 @@ def predictions_path(spec):
 
 
 def save_predictions(spec, Y, pred, scores, joint, test_rows, labels_kept):
-    """Keep what the measures need, so they can be recomputed without refitting (atomic write)."""
+    """Keep what the measures need, so they can be recomputed without refitting (atomic write;
+    a write error is one line, :mod:`mlbench.fileio`)."""
+    from mlbench.fileio import atomic_write
+
     path = predictions_path(spec)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
     arrays = dict(Y_true=Y, predictions=pred, test_rows=np.asarray(test_rows),
                   labels_kept=np.asarray(labels_kept))
     if scores is not None:
         arrays["scores"] = scores
     if joint is not None:
         arrays["joint_log_proba"] = joint
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "wb") as fh:
-        np.savez_compressed(fh, **arrays)
-    os.replace(tmp, path)
+    atomic_write(path, lambda fh: np.savez_compressed(fh, **arrays), hint=PREDICTIONS_HINT,
+                 make_parents=True)

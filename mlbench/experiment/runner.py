@@ -25,13 +25,16 @@ import os
 from dataclasses import dataclass, field
 
 from mlbench.data.splits import make_splits, save_splits
-from mlbench.errors import ConfigError, DataError
+from mlbench.errors import ConfigError, DataError, WriteError
 from mlbench.experiment.grid import build_grid
-from mlbench.experiment.store import ResultsStore, read_ok
+from mlbench.experiment.store import ResultsStore, read_ok, read_rows
+from mlbench.fileio import make_dirs
 from mlbench.protocols import MethodEntry
 
 #: the method entry (or ``--methods`` value) meaning every registered method
 ALL = "all"
+#: how a cell's ``error`` starts when the cell could not write its files (its predictions)
+WRITE_FAILED = f"{WriteError.__name__}: "
 
 
 @dataclass
@@ -117,7 +120,7 @@ def same_params(recorded, params, neutral):
         return True
     try:
         a, b = json.loads(recorded), json.loads(params)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return False
     if not (isinstance(a, dict) and isinstance(b, dict) and neutral):
         return False
@@ -151,6 +154,32 @@ def cells_to_run(cells, ok_params, ok_data_specs=None):
             todo.append(c)
             changed += 1
     return todo, changed
+
+
+def _splits_meta(protocol, name, ds):
+    return {"protocol": protocol.name, "dataset": name, "seed": protocol.seed,
+            "scheme": protocol.split.__dict__, "dataset_sha256": ds.sha256,
+            "n_instances": ds.n_instances}
+
+
+def _finished_read_only(report, out, protocol, loaded, splits):
+    """Fill ``report`` from ``out`` without writing anything, when every cell of the grid is done
+    and every splits file is up to date: a rerun then needs no writable ``--out`` (no lock, no
+    rewrite).  False (``report`` untouched) when something would have to be written."""
+    from mlbench.data.splits import splits_saved
+    from mlbench.experiment.store import _ok_data_specs, _ok_params, _row_key
+
+    _, rows, _ = read_rows(out)
+    todo, _ = cells_to_run(report.cells, _ok_params(rows), _ok_data_specs(rows))
+    if todo or not all(splits_saved(splits_path(out, protocol.name, name, protocol.seed),
+                                    splits[name], _splits_meta(protocol, name, ds))
+                       for name, ds in loaded.items()):
+        return False
+    keys = {c.key for c in report.cells}
+    last_ok = {_row_key(r): r for r in rows if r.get("status") == "ok" and _row_key(r) in keys}
+    report.skipped = len(report.cells)
+    report.rows = [r for r in rows if last_ok.get(_row_key(r)) is r]
+    return True
 
 
 def splits_path(out, protocol, dataset, seed):
@@ -237,16 +266,20 @@ def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeou
         return report
     if hasattr(executor, "check"):      # what the executor must refuse, refused before any write
         executor.check(cells)
-    with ResultsStore(out, protocol.metrics) as store:
+    try:
+        store = ResultsStore(out, protocol.metrics)
+    except WriteError:      # a read-only or full --out is fine when there is nothing to write
+        if _finished_read_only(report, out, protocol, loaded, splits):
+            return report
+        raise
+    with store:
         if store.repaired and notice is not None:
             shown = "; ".join(store.problems[:3]) + ("; ..." if len(store.problems) > 3 else "")
             notice(f"{out}: {store.repaired} unreadable line(s) left out ({shown}); the file as it "
                    f"was is kept in {store.backup}")
         for name, ds in loaded.items():
             save_splits(splits_path(out, protocol.name, name, protocol.seed), splits[name],
-                        meta={"protocol": protocol.name, "dataset": name, "seed": protocol.seed,
-                              "scheme": protocol.split.__dict__, "dataset_sha256": ds.sha256,
-                              "n_instances": ds.n_instances})
+                        meta=_splits_meta(protocol, name, ds))
         todo, report.changed = cells_to_run(cells, store.ok_params(), store.ok_data_specs())
         todo = longest_first(todo, lambda c: report.costs[c.key])
         report.todo = todo
@@ -255,6 +288,10 @@ def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeou
             notice(f"{report.changed} cell(s) rerun because their parameters or data "
                    "preprocessing changed")
         store.prepare([c.key for c in todo])
+        if pred_dir and todo:
+            from mlbench.experiment.cell import PREDICTIONS_HINT
+
+            make_dirs(pred_dir, PREDICTIONS_HINT)
         display = progress(len(todo), report.skipped, jobs) if progress else None
         if display is not None:
             display.__enter__()
@@ -263,6 +300,10 @@ def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeou
                                           on_start=display.started if display else (lambda s: None),
                                           on_tick=display.refresh if display else None):
                 store.append(row)
+                if row["status"] == "error" and row.get("error", "").startswith(WRITE_FAILED):
+                    # the disk filled up or went read-only under <out>.predictions/: every later
+                    # cell would fail the same way; the row is kept, so a rerun retries the cell
+                    raise WriteError(row["error"][len(WRITE_FAILED):])
                 report.ran += 1
                 report.statuses[row["status"]] = report.statuses.get(row["status"], 0) + 1
                 report.warned += "warnings" in json.loads(row.get("extra") or "{}")

@@ -88,7 +88,7 @@ def canonical_params(text):
     """``text`` (a ``params`` cell) re-serialised with sorted keys and no layout differences."""
     try:
         return json.dumps(json.loads(text), sort_keys=True)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):   # RecursionError: hostile, deeply nested
         return text or ""
 
 
@@ -97,7 +97,7 @@ def _data_spec_of(extra):
         return ""
     try:
         value = json.loads(extra)
-    except ValueError:
+    except (ValueError, RecursionError):
         return ""
     return str(value.get("data_spec", "")) if isinstance(value, dict) else ""
 
@@ -106,6 +106,10 @@ def _data_spec_of(extra):
 #: tens of kilobytes; csv's own default of 128 KiB would make a longer one a traceback)
 FIELD_LIMIT = 2**24
 KEY_COLUMNS = ("dataset", "method", "split", "protocol", "seed", "status")
+#: what to do when the results file (or its lock, backup or folder) cannot be written
+OUT_HINT = "choose another --out"
+KEPT_ADVICE = ("the rows written before are kept: free space or choose another --out, then "
+               "rerun to resume")
 
 
 def check_results_path(path):
@@ -208,7 +212,9 @@ class ResultsStore:
         self.problems = []
         self.backup = None
         check_results_path(self.path)
-        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        from mlbench.fileio import make_dirs
+
+        make_dirs(os.path.dirname(self.path), OUT_HINT)
         lock_existed = os.path.exists(self.path + ".lock")
         self._lock()
         try:
@@ -237,7 +243,10 @@ class ResultsStore:
         sock = _name_lock(self.path)
         if sock is False:
             raise busy
-        fd = os.open(self.path + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        from mlbench.fileio import writing
+
+        with writing(self.path + ".lock", OUT_HINT):
+            fd = os.open(self.path + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -281,35 +290,30 @@ class ResultsStore:
         n = 1
         while os.path.exists(f"{self.path}.bak-{n}"):
             n += 1
-        self.backup = f"{self.path}.bak-{n}"
-        shutil.copy2(self.path, self.backup)
+        backup = f"{self.path}.bak-{n}"
+        try:
+            shutil.copy2(self.path, backup)
+        except OSError as exc:
+            if os.path.exists(backup):
+                os.unlink(backup)
+            raise self._write_error(exc, backup) from None
+        self.backup = backup
 
-    def _write_error(self, exc):
+    def _write_error(self, exc, path=None):
         """A full disk, a read-only file system, a lost permission: one line, the file as it was."""
-        import errno
+        from mlbench.fileio import write_error
 
-        code = errno.errorcode.get(exc.errno, "") if exc.errno else ""
-        return ConfigError(f"cannot write {self.path}: {exc.strerror or exc}"
-                           + (f" ({code})" if code else "") + "; the rows written before are kept: "
-                           "free space or choose another --out, then rerun to resume")
+        return write_error(path or self.path, exc, advice=KEPT_ADVICE)
 
     def _rewrite(self):
-        tmp = f"{self.path}.tmp{os.getpid()}"
-        try:
-            with open(tmp, "w", newline="", encoding="utf-8") as fh:
-                w = csv.writer(fh, lineterminator="\n")
-                w.writerow(self.columns)
-                for row in self.rows:
-                    w.writerow([_format(row.get(c, "")) for c in self.columns])
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
-        except OSError as exc:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise self._write_error(exc) from None
+        from mlbench.fileio import atomic_write
+
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(self.columns)
+        for row in self.rows:
+            w.writerow([_format(row.get(c, "")) for c in self.columns])
+        atomic_write(self.path, buf.getvalue(), advice=KEPT_ADVICE)
 
     # -- the resume logic -------------------------------------------------------------------------------
     def ok_params(self):

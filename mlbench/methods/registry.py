@@ -20,7 +20,7 @@ from typing import Any
 
 from mlbench.errors import ConfigError
 
-#: source papers, by the key protocols and ``mlbench methods`` use
+#: source papers, by the key protocols, ``mlbench methods`` and datasets.yaml's ``papers`` use
 PAPERS = {
     "platform": "baselines shared by several papers",
     "soshf": "Daniels & Metaxas, Structured Hellinger Forests (AAAI 2019)",
@@ -28,6 +28,8 @@ PAPERS = {
     "mc": "Hong, Batal & Hauskrecht, A Mixtures-of-Trees Framework for Multi-Label Classification (CIKM 2014)",
     "imtsl": "Goncalves, Von Zuben & Banerjee, Multi-Label Structure Learning with Ising Model Selection (IJCAI 2015)",
     "hiercost": "Charuvaka & Rangwala, HierCost (ECML PKDD 2015)",
+    "bogatinovski2022": "Bogatinovski, Todorovski, Dzeroski & Kocev, Comprehensive comparative study of "
+                        "multi-label classification methods (Expert Systems with Applications 2022)",
     "user": "a method from outside mlbench (MODULE:CLASS, FILE.py:CLASS or a plug-in package)",
 }
 

@@ -78,8 +78,22 @@ def micro_auc(Y_true, S, **_):
     return float(_auc_columns(Y.reshape(-1, 1), S.reshape(-1, 1))[0])
 
 
+def _no_label_with_both_classes(Y_true, **_):
+    Y = np.asarray(Y_true).astype(bool)
+    if (Y.any(axis=0) & ~Y.all(axis=0)).any():
+        return None
+    return "no label has both a positive and a negative test instance"
+
+
+def _one_class_only(Y_true, **_):
+    Y = np.asarray(Y_true).astype(bool)
+    return None if Y.any() and not Y.all() else "the test labels are all 0 or all 1"
+
+
 _AUC = dict(greater_is_better=True, needs="scores", kind="label")
 register_measure("macro_auc", macro_auc, display="Macro-AUC",
-                 description="AUC per label, averaged over labels with both classes (SOSHF, MLDF)", **_AUC)
+                 description="AUC per label, averaged over labels with both classes (SOSHF, MLDF)",
+                 undefined=_no_label_with_both_classes, **_AUC)
 register_measure("micro_auc", micro_auc, display="Micro-AUC",
-                 description="AUC of all (instance, label) pairs pooled", **_AUC)
+                 description="AUC of all (instance, label) pairs pooled", undefined=_one_class_only,
+                 **_AUC)

@@ -35,6 +35,9 @@ class Measure:
     description: str = ""
     #: how the value is shown in tables (e.g. "Hamming loss")
     display: str = ""
+    #: ``undefined(Y_true)``: why the measure has no value (NaN) on this truth matrix, or None; a
+    #: NaN the measure does not explain so fails the cell (:mod:`mlbench.experiment.outputs`)
+    undefined: Callable | None = None
 
     @property
     def smaller_is_better(self):
@@ -47,12 +50,15 @@ class Measure:
 MEASURES: dict[str, Measure] = {}
 
 
-def register_measure(name, func, *, greater_is_better, needs, kind, description="", display=""):
+def register_measure(name, func, *, greater_is_better, needs, kind, description="", display="",
+                     undefined=None):
     """Register ``func(Y_true, inputs, **context) -> float`` as the measure ``name`` (the results
-    column); ``needs`` is one of :data:`NEEDS`, ``display`` its name in tables.  Returns ``func``."""
+    column); ``needs`` is one of :data:`NEEDS`, ``display`` its name in tables, ``undefined`` (see
+    :class:`Measure`) explains a NaN.  Returns ``func``."""
     if needs not in NEEDS:
         raise ValueError(f"measure {name!r}: needs must be one of {NEEDS}")
-    MEASURES[name] = Measure(name, func, greater_is_better, needs, kind, description, display or name)
+    MEASURES[name] = Measure(name, func, greater_is_better, needs, kind, description, display or name,
+                             undefined)
     return func
 
 

@@ -122,7 +122,14 @@ ranking_loss = _ranking_measure("ranking_loss", "ranking_loss", "Mean share of m
 average_precision = _ranking_measure("average_precision", "average_precision",
                                      "Mean precision at the rank of each relevant label.")
 
-_RANK = dict(needs="scores", kind="ranking")
+def _no_rankable_instance(Y_true, **_):
+    Y = np.asarray(Y_true).astype(bool)
+    if (Y.any(axis=1) & ~Y.all(axis=1)).any():
+        return None
+    return "no test instance has both a relevant and an irrelevant label"
+
+
+_RANK = dict(needs="scores", kind="ranking", undefined=_no_rankable_instance)
 register_measure("one_error", one_error, greater_is_better=False, display="One-error",
                  description="share of instances whose top-scored label is irrelevant (MLDF Table 1)",
                  **_RANK)

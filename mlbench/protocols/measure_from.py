@@ -64,7 +64,7 @@ def parse_measure_from(value, metrics, labels, where="protocol"):
 def _extra_layers(extra):
     try:
         return json.loads(extra).get("layers") if isinstance(extra, str) and extra else None
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):
         return None
 
 
@@ -107,7 +107,7 @@ def combine(frame, name, mapping, metrics=()):
 def _layers_by_measure(extra):
     try:
         layers = json.loads(extra).get("layers") if isinstance(extra, str) and extra else None
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):
         return None
     return layers if isinstance(layers, dict) and layers else None
 

@@ -107,13 +107,17 @@ def draw(names, average_ranks, cd, path, *, test="nemenyi", control=None, title=
     return fig
 
 
-def save_figure(fig, path, **kw):
-    """``fig.savefig(path)`` and close it; an unwritable path is one ConfigError line."""
+def save_figure(fig, path, hint="choose another output file", **kw):
+    """``fig.savefig(path)`` (atomically, the format from the file's extension, PNG without
+    one) and close it; an unwritable path is one line (:mod:`mlbench.fileio`)."""
+    import os
+
     import matplotlib.pyplot as plt
 
+    from mlbench.fileio import atomic_write
+
+    fmt = os.path.splitext(os.fspath(path))[1][1:].lower() or "png"
     try:
-        fig.savefig(path, **kw)
-    except OSError as exc:
-        raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
+        atomic_write(path, lambda fh: fig.savefig(fh, format=fmt, **kw), hint=hint)
     finally:
         plt.close(fig)

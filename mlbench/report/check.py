@@ -141,8 +141,11 @@ def compare(results, reference, tolerance=0.02, metrics=None, tolerances=None, a
 
 
 def describe(d, tol):
-    """One line for a difference, as ``mlbench check`` prints it."""
-    where = f"{d.dataset} / {d.method} / {d.metric}"
+    """One line for a difference, as ``mlbench check`` prints it (names without control
+    sequences: they come from results files)."""
+    from mlbench.report.formats import plain
+
+    where = plain(f"{d.dataset} / {d.method} / {d.metric}")
     if d.kind == "failed":
         return f"FAILED   {where}: reference {d.reference:.4f}, only failed rows now"
     if d.kind == "missing":
@@ -157,16 +160,18 @@ def junit_xml(result, tolerance, tolerances, strict=False):
     ``failure``, a missing cell ``skipped`` (a ``failure`` with ``strict``)."""
     from xml.sax.saxutils import escape, quoteattr
 
+    from mlbench.report.formats import plain
+
     cases = []
     for d in result.cases:
         tol = tolerances.get(d.metric, tolerance)
-        name = quoteattr(f"{d.dataset} / {d.method} / {d.metric}")
+        name = quoteattr(plain(f"{d.dataset} / {d.method} / {d.metric}"))
         body = ""
         if d.kind in ("worse", "failed") or (d.kind == "missing" and strict):
             body = f"<failure message={quoteattr(describe(d, tol))}/>"
         elif d.kind == "missing":
             body = f"<skipped message={quoteattr(describe(d, tol))}/>"
-        cases.append(f'  <testcase classname="mlbench.check.{escape(d.dataset)}" name={name}>'
+        cases.append(f'  <testcase classname="mlbench.check.{escape(plain(d.dataset))}" name={name}>'
                      f"{body}</testcase>")
     failures = sum(1 for d in result.cases
                    if d.kind in ("worse", "failed") or (d.kind == "missing" and strict))

@@ -19,7 +19,6 @@ metadata, so the file holds no ``http`` reference at all.
 """
 from __future__ import annotations
 
-import html
 import os
 import re
 import sys
@@ -67,23 +66,43 @@ show(document.querySelector('nav button').dataset.tab);
 """
 
 
+def _escape(text):
+    """HTML text: escaped, without control characters (:func:`mlbench.report.formats.plain`)."""
+    from mlbench.report.formats import _html_escape
+
+    return _html_escape(text)
+
+
 def _svg(draw):
-    """The SVG ``draw(path)`` writes, made inline-safe (no prolog, namespaces or metadata)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "f.svg")
-        draw(path)
-        if not os.path.exists(path):
-            return ""
-        text = open(path, encoding="utf-8").read()
+    """The SVG ``draw(path)`` writes, made inline-safe (no prolog, namespaces or metadata).  The
+    file lives in a temporary folder of the system's (``TMPDIR``); that folder full or read-only is
+    one line naming it."""
+    from mlbench.errors import WriteError
+    from mlbench.fileio import write_error
+
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "f.svg")
+            draw(path)
+            if not os.path.exists(path):
+                return ""
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+    except (OSError, WriteError) as exc:
+        raise write_error(tempfile.gettempdir(), getattr(exc, "os_error", exc),
+                          "set TMPDIR to a writable folder") from None
     text = re.sub(r"<\?xml[^>]*\?>\s*", "", text)
     text = re.sub(r"<!DOCTYPE[^>]*>\s*", "", text)
     text = re.sub(r"<metadata>.*?</metadata>\s*", "", text, flags=re.S)
     text = re.sub(r'\s+xmlns(:\w+)?="[^"]*"', "", text)
-    return text
+    # matplotlib repeats each text (method names) in a comment beside its glyphs: not needed; and
+    # names from a results file may hold control characters (formats.plain)
+    text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
+    return re.sub("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]", "", text)
 
 
 def _figure(svg, caption):
-    return f"<figure>{svg}<figcaption>{html.escape(caption)}</figcaption></figure>" if svg else ""
+    return f"<figure>{svg}<figcaption>{_escape(caption)}</figcaption></figure>" if svg else ""
 
 
 def _table_html(t):
@@ -94,7 +113,7 @@ def _table_html(t):
 
 def _overview(results):
     """Methods as rows and datasets as columns (a report has more methods than datasets)."""
-    e = html.escape
+    e = _escape
     frame, failures = results.frame, results.failures
     ok = frame.groupby(["dataset", "method"]).size()
     bad = failures.groupby(["dataset", "method"]).size() if len(failures) else {}
@@ -117,7 +136,7 @@ def _overview(results):
 
 
 def _costs(results):
-    e = html.escape
+    e = _escape
     frame = results.frame
     cols = [c for c in ("fit_seconds", "predict_seconds", "cpu_seconds", "peak_memory_mb")
             if c in frame.columns]
@@ -140,7 +159,7 @@ def _provenance(results, paths, protocol):
     import mlbench
     from mlbench.data.fetch import sha256_of
 
-    e = html.escape
+    e = _escape
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
                                 cwd=os.path.dirname(os.path.abspath(mlbench.__file__)),
@@ -168,7 +187,7 @@ def dashboard(analysis, tables, paths, protocol=None):
     from mlbench.report import plots
     from mlbench.report.build import write_cd_diagrams
 
-    e = html.escape
+    e = _escape
     results = analysis.results
     tabs = [("overview", "Overview", _overview(results))]
     used = set()

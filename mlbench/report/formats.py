@@ -4,6 +4,13 @@ Best values are highlighted: bold green in the terminal (rich), ``**bold**`` in 
 ``\\textbf`` in LaTeX and ``<b>`` in HTML.  ``csv`` is long-form (one line per cell with its value,
 std, marker and best flag) so it stays machine-readable for any style; ``json`` carries the tables and
 the whole analysis (see :func:`mlbench.report.export.analysis_to_dict`).
+
+Names come from results files, which anyone may have written, so no export can be turned against
+its reader: every text format drops terminal control sequences and characters (:func:`plain`);
+CSV cells that a spreadsheet would evaluate (starting with ``= + - @``, tab or CR, and not a
+number) get a leading ``'`` as OWASP recommends (:func:`csv_cell`); Markdown escapes HTML and
+``|``; LaTeX escapes its special characters; HTML escapes everything; JSON escapes the control
+characters it would otherwise write raw (DEL and C1).
 """
 from __future__ import annotations
 
@@ -11,6 +18,7 @@ import csv
 import html
 import io
 import json
+import re
 
 FORMATS = ("terminal", "markdown", "latex", "csv", "html", "json")
 
@@ -24,6 +32,44 @@ LATEX_SYMBOLS = {
 }
 LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
                  "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
+
+
+#: escape sequences a terminal acts on: CSI (7- and 8-bit), the string commands OSC, DCS, SOS, PM
+#: and APC up to their terminator (BEL or ST) or, unterminated, to the end of the text, and the
+#: other two- and three-byte ESC sequences
+_SEQUENCE = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
+                       r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f]).*?(?:\x07|\x1b\\|\x9c|\Z)"
+                       r"|\x1b[ -/]*[0-~]?", re.S)
+#: the remaining C0 and C1 controls, DEL, and the Unicode bidirectional overrides and isolates
+#: (which reorder what a reader sees)
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_SPACE = re.compile("[\t\n\r\v\f]+")
+
+
+def plain(text):
+    """``text`` without terminal control sequences or control characters (blanks become a space)."""
+    text = _SEQUENCE.sub("", str(text))
+    return _CONTROL.sub("", _SPACE.sub(" ", text))
+
+
+def csv_cell(value):
+    """A CSV cell safe to open in a spreadsheet: text starting with ``= + - @`` (after blanks), tab
+    or CR that is not a number gets a leading ``'`` (OWASP, CSV injection); numbers stay numbers."""
+    if not isinstance(value, str):
+        return value
+    text = plain(value)
+    head = value[:1] in ("\t", "\r") or text.lstrip()[:1] in ("=", "+", "-", "@")
+    if head and not _is_number(text):
+        return "'" + text
+    return text
+
+
+def _is_number(text):
+    try:
+        float(text.replace("∞", "inf"))
+    except ValueError:
+        return False
+    return True
 
 
 def render(tables, fmt, *, colour=False, payload=None, width=None):
@@ -46,7 +92,9 @@ def render(tables, fmt, *, colour=False, payload=None, width=None):
     if fmt == "json":
         doc = dict(payload or {})
         doc["tables"] = [t.to_dict() for t in tables]
-        return json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+        text = json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+        # json.dumps escapes C0 controls but writes DEL and C1 (e.g. the 8-bit CSI) as they are
+        return re.sub("[\x7f-\x9f]", lambda m: f"\\u{ord(m.group()):04x}", text)
     raise ValueError(fmt)
 
 
@@ -166,7 +214,7 @@ def _terminal(tables, colour, width):
         console.print(_escape_rich(t.title), style="italic" if colour else None)
         rt = RichTable(show_lines=False)
         for i, col in enumerate(t.columns):
-            rt.add_column(col, justify="left" if i == 0 else "right", no_wrap=True)
+            rt.add_column(_escape_rich(col), justify="left" if i == 0 else "right", no_wrap=True)
         for group, row in _groups(t):
             if row is None:
                 rt.add_row(f"[italic]{_escape_rich(group)}[/italic]", *[""] * (len(t.columns) - 1))
@@ -187,11 +235,12 @@ def _terminal(tables, colour, width):
 def _escape_rich(text):
     from rich.markup import escape
 
-    return escape(str(text))
+    return escape(plain(text))
 
 
 def _md_escape(text):
-    return str(text).replace("|", r"\|")
+    """Markdown table text: HTML escaped (a renderer passes raw HTML through) and ``|`` escaped."""
+    return html.escape(plain(text), quote=False).replace("|", r"\|")
 
 
 def _markdown(t):
@@ -212,7 +261,7 @@ def _markdown(t):
 
 def latex_escape(text):
     out = []
-    for ch in str(text):
+    for ch in plain(text):
         if ch in LATEX_SYMBOLS:
             out.append(LATEX_SYMBOLS[ch])
         elif ch in LATEX_SPECIAL:
@@ -241,8 +290,12 @@ def _latex(t):
     return "\n".join(lines)
 
 
+def _html_escape(text):
+    return html.escape(plain(text))
+
+
 def _html(t):
-    e = html.escape
+    e = _html_escape
     head = "".join(f"<th>{e(c)}</th>" for c in t.columns)
     body = []
     for group, row in _groups(t):
@@ -264,7 +317,8 @@ def _csv(tables):
     for t in tables:
         for row in t.rows:
             for col, c in zip(t.columns[1:], row.cells):
-                w.writerow([t.key, row.group or "", row.label, col, c.text,
-                            "" if c.value is None else repr(float(c.value)),
-                            "" if c.std is None else repr(float(c.std)), c.marker, int(c.best)])
+                w.writerow([csv_cell(x) for x in (
+                    t.key, row.group or "", row.label, col, c.text,
+                    "" if c.value is None else repr(float(c.value)),
+                    "" if c.std is None else repr(float(c.std)), c.marker, int(c.best))])
     return buf.getvalue()

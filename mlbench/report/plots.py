@@ -21,6 +21,7 @@ import os
 import numpy as np
 
 from mlbench.errors import ConfigError
+from mlbench.fileio import make_dirs
 from mlbench.report.cd_diagram import save_figure
 
 KINDS = ("box", "heatmap", "pareto", "cd", "bayes")
@@ -196,10 +197,7 @@ def plot(paths, kinds=("all",), metrics=None, out_dir=".", fmt="png", protocol=N
 
     results = select(load_results(paths, metrics=metrics, protocol=protocol), methods, datasets)
     names = list(metrics or results.metrics)
-    try:
-        os.makedirs(out_dir, exist_ok=True)
-    except OSError as exc:
-        raise ConfigError(f"cannot create {out_dir}: {exc.strerror}") from None
+    make_dirs(out_dir, "choose another --out folder")
     written = []
     for metric in names:
         for kind in kinds:

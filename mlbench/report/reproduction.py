@@ -33,6 +33,11 @@ def load_claims(path):
         _require(spec, PAPER_KEYS, f"{path}: paper {name}")
         for i, claim in enumerate(spec.get("claims") or [], 1):
             _require(claim, CLAIM_KEYS, f"{path}: paper {name}, claim {i}")
+            ds = claim.get("datasets")
+            if ds is not None and not (isinstance(ds, list) and ds and
+                                       all(isinstance(d, str) for d in ds)):
+                raise ConfigError(f"{path}: paper {name}, claim {i}: 'datasets' must be a "
+                                  f"non-empty list of dataset names, not {ds!r}")
             if claim["test"] not in TESTS:
                 raise ConfigError(f"{path}: paper {name}, claim {i}: unknown test "
                                   f"{claim['test']!r}; choose one of {', '.join(TESTS)}")
@@ -65,6 +70,10 @@ def _test(claim, df):
     """(holds: bool, explanation) of one claim on one paper's rows."""
     kind, method = claim["test"], claim["method"]
     lines, holds = [], True
+    if claim.get("datasets"):          # a claim about the paper's own datasets only
+        df = df[df.dataset.isin(claim["datasets"])]
+        if df.empty:
+            return False, f"none of the datasets {', '.join(claim['datasets'])} in the results"
     for metric in claim["metrics"]:
         if metric not in df.columns:
             return False, f"metric {metric} not in the results"
@@ -103,7 +112,7 @@ def _test(claim, df):
                     boot = (_paired_bootstrap(df, d, method, other, metric)
                             if n_splits < 2 else None)
                     if boot is not None:              # one split: the paired test-row bootstrap
-                        sig = boot[1] > 0 or boot[2] < 0
+                        sig = bool(boot[1] > 0 or boot[2] < 0)   # an undefined interval: not shown
                         worse += sig and not mean_better
                         won += sig and mean_better
                         n_boot += 1
@@ -116,7 +125,7 @@ def _test(claim, df):
                         won += mean_better
             ok = (worse == 0 if kind == "never_worse" else won == total) and not missing
             test = ("paired t-test" if n_splits >= 2 else
-                    "paired bootstrap 95% interval over the test rows" if n_boot else
+                    "paired bias-corrected bootstrap 95% interval over the test rows" if n_boot else
                     "means only (one split)")
             lines.append(f"{metric}: {test}, α = {ALPHA}: {method} significantly better in "
                          f"{won}, worse in {worse} of {total} (dataset, method) pairs"
@@ -142,7 +151,8 @@ def _paired_bootstrap(df, dataset, a, b, metric):
 
 
 def _cell_text(rows, metric):
-    """mean ± sd over splits, or mean [95% bootstrap interval] for one split that stored one."""
+    """mean ± sd over splits, or the value [bias-corrected 95% bootstrap interval] for one split
+    that stored replicates."""
     from mlbench.stats.bootstrap import row_interval
 
     values = rows[metric].dropna()
@@ -192,14 +202,16 @@ def _paper(name, spec, root):
            f"- datasets: {', '.join(sorted(df.dataset.unique()))}",
            f"- methods: {', '.join(sorted(df.method.unique()))}",
            f"- run: `{spec['run']}`", f"- report: `{spec['report']}`", "",
-           "### Our results (mean ± sd over splits; one split: value [95% bootstrap interval "
-           "over the test rows] where the run stored one)", ""]
+           "### Our results (mean ± sd over splits; one split: value [bias-corrected 95% "
+           "bootstrap interval over the test rows] where the run stored one)", ""]
     out += _table(df, metrics)
     out += ["### The paper's claims", ""]
     for c in spec.get("claims") or []:
         holds, why = _test(c, df)
         out.append(f"- {'HOLDS' if holds else 'DOES NOT HOLD'}: {c['text']}  \n"
-                   f"  test `{c['test']}`: {why}")
+                   f"  test `{c['test']}`"
+                   + (f" on {', '.join(c['datasets'])}" if c.get("datasets") else "")
+                   + f": {why}")
     out += ["", "### Known deviations", ""]
     devs = spec.get("deviations") or []
     out += [f"- {d['text']}  \n  evidence: {d['evidence']}" for d in devs] or ["- none recorded"]

@@ -84,6 +84,33 @@ def test_registry_has_every_paper_dataset_and_manifest_entry():
             assert "/" in f.url and (f.sha256 or not e.verified)
 
 
+
+def test_every_paper_key_of_the_registry_is_a_known_paper():
+    from mlbench.methods.registry import PAPERS
+
+    for e in reg.registry().values():
+        assert set(e.papers) <= set(PAPERS), (e.name, e.papers)
+
+
+def test_the_comprehensive_study_datasets():
+    """Issue 45 item 3: the datasets of Bogatinovski et al. 2022 (the 40 rows of the study's table):
+    those the mirror holds are pinned and verified, the others unavailable with a source and a reason."""
+    study = list_datasets("bogatinovski2022")
+    assert len(study) == len(set(study)) == 40
+    mirrored = {"emotions", "yeast", "scene", "cal500", "enron", "medical", "genbase", "birds",
+                "corel5k", "bibtex", "delicious", "flags", "foodtruck", "tmc2007-500-mldr", "langlog",
+                "ng20", "ohsumed", "reutersk500", "slashdot", "stackex_chess", "stackex_cs",
+                "stackex_philosophy"}
+    assert mirrored <= set(study)
+    for name in study:
+        e = get_entry(name)
+        if name in mirrored:
+            assert e.fetchable and e.pinned and e.verified and not e.network_only, name
+        else:
+            assert not e.fetchable and e.source and e.note.startswith("not in the mirror"), name
+    # the study's tmc2007-500 is the mldr.datasets copy (see test_mirror_datasets), not MULAN's
+    assert "tmc2007-500" not in study and get_entry("tmc2007-500-mldr").format == "mldr-rda"
+
 def test_names_are_case_insensitive_and_unknown_suggests():
     assert get_entry("CAL500").name == "cal500" and get_entry("Emotions").name == "emotions"
     with pytest.raises(DataError, match="unknown dataset 'emotion'; did you mean 'emotions'"):
@@ -337,11 +364,12 @@ def test_a_cache_that_cannot_be_written_is_a_note_not_an_error(tmp_path, monkeyp
     import errno
 
     from mlbench.data import cache
+    from mlbench.fileio import write_error
 
     monkeypatch.setenv("MLBENCH_DATA", str(tmp_path / "data"))
 
     def full(root, ds):
-        raise OSError(errno.ENOSPC, "No space left on device")
+        raise write_error(root / "emotions.npz", OSError(errno.ENOSPC, "No space left on device"))
 
     monkeypatch.setattr(cache, "save", full)
     ds = load_dataset("emotions")

@@ -54,6 +54,20 @@ def test_other_mirror_datasets(name, tmp_path_factory):
     check(name, tmp_path_factory.getbasetemp() / "mirror-data")
 
 
+
+@pytest.mark.mirror
+@pytest.mark.slow
+def test_the_study_tmc2007_500_is_the_mldr_datasets_copy(tmp_path_factory):
+    """Bogatinovski et al. 2022 list Tmc2007 500 with label cardinality 2.2253 (17190 training rows)
+    and 2.2107 (11462 test rows): that is the mldr.datasets file, not the MULAN files (2.158)."""
+    root = tmp_path_factory.getbasetemp() / "mirror-data"
+    study = (17190 * 2.2253 + 11462 * 2.2107) / (17190 + 11462)
+    mldr = load_dataset("tmc2007-500-mldr", root, mirror())
+    mulan = load_dataset("tmc2007-500", root, mirror())
+    assert mldr.feature_names == mulan.feature_names and mldr.label_names == mulan.label_names
+    assert abs(mldr.Y.sum(1).mean() - study) < 0.005
+    assert abs(mulan.Y.sum(1).mean() - study) > 0.05
+
 @pytest.mark.mirror
 def test_manifest_datasets_and_hashes_are_in_the_registry():
     import csv

@@ -225,15 +225,26 @@ def protocol_target(data: bytes, tmp: Path):
 
 
 def results_target(data: bytes, tmp: Path):
-    """A results CSV as resume reads it (store.read_rows) and as reports read it (load_results)."""
+    """A results CSV as resume reads it (store.read_rows, and read_ok: the params and data_spec
+    JSON), as reports read it (load_results) and the JSON of ``extra`` that reports decode
+    (bootstrap replicates, MLDF layers)."""
     from mlbench.errors import MlbenchError
-    from mlbench.experiment.store import read_rows
+    from mlbench.experiment.runner import same_params
+    from mlbench.experiment.store import read_ok, read_rows
+    from mlbench.protocols.measure_from import _extra_layers
     from mlbench.report.results import load_results
+    from mlbench.stats.bootstrap import _extra
 
     path = tmp / "results.csv"
     path.write_bytes(data)
     try:
-        read_rows(str(path))
+        _, rows, _ = read_rows(str(path))
+        params, _ = read_ok(str(path))
+        for recorded in params.values():
+            same_params(recorded, "{}", {"x": 1})
+        for row in rows:
+            _extra(row)
+            _extra_layers(row.get("extra"))
         load_results([str(path)])
     except MlbenchError as exc:
         return _one_line(exc, path)

@@ -379,7 +379,8 @@ def test_bootstrap_rows_hold_paired_replicates(toys, tmp_path):
         assert lo <= a[metric] + 1e-3 and a[metric] - 1e-3 <= hi
         extra = json.loads(a.extra)["bootstrap"]
         assert extra["B"] == 200 and extra["ci95"][metric] == pytest.approx([lo, hi], abs=1e-3)
-    mean, lo, hi = paired_interval(a, b, "macro_auc")
-    assert lo <= mean <= hi
+    diff, lo, hi = paired_interval(a, b, "macro_auc")
+    assert diff == pytest.approx(a["macro_auc"] - b["macro_auc"])   # the point difference
+    assert lo <= diff <= hi
     # the same row twice: the paired difference is exactly 0 (same resamples)
     assert paired_interval(a, a, "macro_auc") == (0.0, 0.0, 0.0)

@@ -250,7 +250,7 @@ def test_check_method_for_method_authors(workdir):
         sys.path.remove(str(workdir))
     found = check_method(my_methods.MyClf())
     assert found["scores"] == "decision_function" and found["random_state"]
-    with pytest.raises(AssertionError, match="WrongShape.predict gave shape"):
+    with pytest.raises(AssertionError, match="WrongShape: predict has shape"):
         check_method(my_methods.WrongShape())
     with pytest.raises(AssertionError, match="no fit"):
         check_method(my_methods.NotAnEstimator())
@@ -317,6 +317,19 @@ def test_datasets_lists_every_dataset_with_its_status(workdir, cli, monkeypatch)
     code, out, _ = cli(["datasets", "--paper", "hiercost", "--format", "csv"])
     assert "ImCLEF07A" in out and "emotions" not in out
 
+
+
+def test_datasets_of_a_paper_with_the_reason_of_the_unavailable_ones(workdir, cli):
+    code, out, err = cli(["datasets", "--paper", "bogatinovski2022", "--format", "csv"])
+    assert code == 0, err
+    df = pd.read_csv(__import__("io").StringIO(out)).set_index("dataset")
+    assert len(df) == 40 and df.papers.str.contains("bogatinovski2022").all()
+    assert df.status["langlog"] != "unavailable"
+    assert df.status["abpm"] == "unavailable"
+    assert df.note["abpm"].startswith("not in the mirror: ") and \
+        df.note["abpm"].endswith("source: https://data.mendeley.com/datasets/y4dh3b3tfx/1")
+    code, _, err = cli(["datasets", "--paper", "bogatinovsky2022"])
+    assert code == 2 and "unknown paper 'bogatinovsky2022'" in err and err.count("\n") == 1
 
 def test_a_lab_datasets_file_adds_pinned_datasets(workdir, cli, monkeypatch):
     import hashlib

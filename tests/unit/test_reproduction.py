@@ -60,8 +60,25 @@ def test_one_split_claims_use_the_paired_bootstrap():
     claim = {"test": "better_than", "method": "a", "versus": ["b"], "metrics": ["micro_f1"]}
     clear = pd.DataFrame([row("a", 0.03, 0.002), row("b", 0.0, 0.002)])
     holds, why = _test(claim, clear)
-    assert holds and "paired bootstrap" in why
+    assert holds and "bootstrap 95% interval" in why
     close = pd.DataFrame([row("a", 0.001, 0.01), row("b", 0.0, 0.01)])
     assert not _test(claim, close)[0]                 # the interval holds 0
     bare = clear.drop(columns="extra")
     assert "means only" in _test(claim, bare)[1]
+
+
+def test_a_claim_can_be_limited_to_the_papers_datasets(tmp_path):
+    rows = _rows([0.9, 0.91, 0.92], [0.5, 0.52, 0.5])
+    other = _rows([0.5, 0.52, 0.5], [0.9, 0.91, 0.92]).assign(dataset="standin")
+    df = pd.concat([rows, other], ignore_index=True)
+    claim = {"test": "better_than", "method": "a", "versus": ["b"], "metrics": ["macro_auc"]}
+    assert not _test(claim, df)[0]                             # the stand-in decides against
+    assert _test({**claim, "datasets": ["d"]}, df)[0]          # the paper's dataset alone
+    assert "none of the datasets" in _test({**claim, "datasets": ["x"]}, df)[1]
+    from mlbench.report.reproduction import load_claims
+
+    bad = tmp_path / "claims.yaml"
+    bad.write_text("papers: {x: {title: t, csv: c, run: r, report: r, claims: [{text: t, "
+                   "test: better_than, method: a, metrics: [m], datasets: d}]}}\n")
+    with pytest.raises(ConfigError, match="'datasets' must be a non-empty list"):
+        load_claims(bad)

@@ -12,8 +12,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mlbench.errors import ConfigError
-
 
 @dataclass
 class LabelGraph:
@@ -99,6 +97,8 @@ def plot_laplacian(graph, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from mlbench.report.cd_diagram import save_figure
+
     L = graph.laplacian
     Q = L.shape[0]
     size = min(12.0, max(5.5, 0.22 * Q + 2.5))
@@ -116,10 +116,5 @@ def plot_laplacian(graph, path):
     ax.set_title(f"I-MTSL signed Laplacian, {graph.dataset}\n{n_pos} positive, "
                  f"{len(graph.edges) - n_pos} negative stable edges", fontsize=9)
     fig.tight_layout()
-    try:
-        fig.savefig(path, dpi=120)
-    except OSError as exc:
-        raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
-    finally:
-        plt.close(fig)
+    save_figure(fig, path, hint="choose another --out", dpi=120)
     return path

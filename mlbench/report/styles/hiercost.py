@@ -11,8 +11,9 @@ A dataset without both files falls back to the per-dataset test across splits (p
 t-test); with the datasets' single given split there is then nothing to test and the table says so.
 
 When the run stored a test-row bootstrap (the protocol's ``bootstrap`` key), a second table gives
-each method's 95% interval and, for every other method, the paired 95% interval of the control's
-advantage (control − method, "*" when it excludes 0): :mod:`mlbench.stats.bootstrap`.
+each method's 95% interval and, for every other method, the control's advantage on the whole test
+set (control − method) with its paired 95% interval ("*" when it excludes 0); the intervals are
+bias-corrected percentile intervals around the point values: :mod:`mlbench.stats.bootstrap`.
 """
 from __future__ import annotations
 
@@ -84,8 +85,8 @@ def bootstrap_table(analysis):
     if "extra" not in frame.columns or not frame["extra"].astype(str).str.contains('"bootstrap"').any():
         return None
     ctrl = analysis.control
-    t = Table("hiercost-bootstrap", f"95% bootstrap intervals over the test rows; other methods: "
-              f"{ctrl} − method, paired (* excludes 0)",
+    t = Table("hiercost-bootstrap", f"bias-corrected 95% bootstrap intervals over the test rows; "
+              f"other methods: {ctrl} − method on the whole test set, paired (* excludes 0)",
               ["Method"] + [f"{ma.display} {arrow(ma)}" for ma in analysis.metrics])
     for d in analysis.metrics[0].datasets:
         part = frame[frame["dataset"] == d]
@@ -106,14 +107,17 @@ def bootstrap_table(analysis):
                 if pair is None:
                     cells.append(Cell("—"))
                     continue
-                mean, lo, hi = pair
-                cells.append(Cell(f"{mean:+.3f} [{lo:+.3f}, {hi:+.3f}]",
-                                  marker="*" if lo > 0 or hi < 0 else ""))
+                diff, lo, hi = pair
+                cells.append(Cell(f"{diff:+.3f} [{lo:+.3f}, {hi:+.3f}]" if np.isfinite(lo) else
+                                  f"{diff:+.3f} [—]", marker="*" if lo > 0 or hi < 0 else ""))
             t.rows.append(Row(f"{m} (control)" if m == ctrl else m, cells, group=d))
     if not t.rows:
         return None
-    t.notes.append("percentile intervals of resamples of each dataset's test rows, the "
-                   "same resamples for every method (so the differences are paired); a bootstrap "
-                   "over test rows holds the model fixed: it measures test-set noise, not training "
-                   "variation")
+    t.notes.append("bias-corrected percentile intervals (BC) of resamples of each dataset's test "
+                   "rows around the value on the whole test set, the same resamples for every method "
+                   "(so the differences are paired); other methods show the point difference. [—]: "
+                   "every replicate lies on one side of the point value, so no interval is defined "
+                   "(macro-F1's empty-label rule scores a label missing from a resample 1). A "
+                   "bootstrap over test rows holds the model fixed: it measures test-set noise, not "
+                   "training variation")
     return t
