@@ -99,7 +99,7 @@ def command(name, family, paper, fmt):
     import shutil
 
     from mlbench.errors import ConfigError
-    from mlbench.methods.registry import PAPERS, all_methods
+    from mlbench.methods.registry import PAPERS, method_index
 
     if name:
         from mlbench.methods import registry
@@ -117,13 +117,15 @@ def command(name, family, paper, fmt):
         return
     if paper and paper not in PAPERS:
         raise ConfigError(f"unknown paper {paper!r}; choose one of {', '.join(PAPERS)}")
-    families = sorted({s.family for s in all_methods()})
+    index = method_index()             # the table needs no estimator class: nothing heavy imported
+    families = sorted({r["family"] for r in index})
     if family and family not in families:
         raise ConfigError(f"unknown family {family!r}; choose one of {', '.join(families) or '(none)'}")
-    records = method_records(family, paper)
     if fmt == "json":
-        click.echo(json.dumps(records, indent=2))
+        click.echo(json.dumps(method_records(family, paper), indent=2))
         return
+    records = [r for r in index if (not family or r["family"] == family)
+               and (not paper or r["paper"] == paper)]
     width = shutil.get_terminal_size((100, 24)).columns
     w_name = max(len(r["name"]) for r in records) if records else 4
     w_fam = max(len(r["family"]) for r in records) if records else 6

@@ -262,6 +262,7 @@ def _run(spec, dataset, row, extra, clock=time.process_time):
     """Fill ``row`` and ``extra`` with the cell's results; ``clock()`` gives the CPU seconds used
     so far (by the cell's processes)."""
     from mlbench.metrics import get_measure
+    from mlbench.metrics.ranking import ranking_extra
 
     split = get_split(dataset, spec.scheme, protocol=spec.protocol, seed=spec.seed, split=spec.split)
     pipe = Pipeline(spec.preprocess).fit(take_rows(dataset, split.training_part))
@@ -323,10 +324,12 @@ def _run(spec, dataset, row, extra, clock=time.process_time):
         if value is None:  # not applicable to this method (e.g. cll_loss of a non-probabilistic one)
             problems[m.name] = f"the method gives no {m.needs}"
             continue
-        ctx = {"hierarchy": test.hierarchy} if m.needs == "hierarchy" else {}
+        ctx = ({"hierarchy": test.hierarchy} if m.needs == "hierarchy"
+               else {"ties": spec.ties} if m.kind == "ranking" else {})
         row[m.name] = _measure(spec, m, test.Y, value, ctx, undefined)
         if spec.bootstrap:
             boot[m.name] = _bootstrap(spec, m, test.Y, value, ctx)
+    extra.update(ranking_extra(test.Y, measures, scores, own, spec.ties))   # ties: convention, share
     if problems:
         extra["metric_errors"] = problems
     if undefined:

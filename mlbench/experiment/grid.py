@@ -44,6 +44,7 @@ class CellSpec:
     data_content: str = ""
     algorithm: str = ""
     conventions: str = ""
+    ties: str = "pessimistic"  # tie convention of the ranking measures (protocol's ``ties``)
 
     @property
     def key(self):
@@ -71,7 +72,9 @@ def data_spec(preprocess, scheme, dataset, dropped=()):
     agree), in order, and the split scheme's name with the fields of :data:`SPLIT_FIELDS`, as
     canonical JSON (sorted keys).  The split's seed and id are part of the cell's key already.
     ``dropped``: the registry's ``drop_features`` of the dataset; counted only when non-empty, so
-    that every other dataset's fingerprint stays what it was.
+    that every other dataset's fingerprint stays what it was.  The tie convention of the ranking
+    measures is a metric convention, recorded in the ``conventions`` column
+    (:func:`mlbench.metrics.conventions.metric_conventions`).
     """
     from mlbench.data.preprocess import STEPS, parse_step
 
@@ -137,7 +140,7 @@ def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=N
                     scheme=protocol.split, method_params=dict(m.params),
                     preprocess=tuple(protocol.preprocess), metrics=tuple(protocol.metrics),
                     predictions_dir=predictions_dir, bootstrap=int(protocol.bootstrap),
-                    protocol_file=source)
+                    protocol_file=source, ties=protocol.ties)
                 if i not in built or i in per_cell:
                     built[i] = recorded_params(make_estimator(spec))
                     algorithms[i] = algorithm_identity(m.name)

@@ -14,6 +14,14 @@ CONVENTIONS: dict[str, str] = {}
 
 def metric_conventions(protocol) -> str:
     """The ``conventions`` column of ``protocol``'s rows: ``"v1"`` followed by
-    ``;MEASURE=CONVENTION`` for each of its measures with a declared convention, sorted."""
+    ``;MEASURE=CONVENTION`` for each of its measures with a declared convention, sorted, and
+    ``;ties=T`` when the protocol scores ranking measures with tie convention T other than the
+    default ``pessimistic`` (:data:`mlbench.metrics.ranking.TIES`), so a protocol that changes its
+    convention reruns its cells."""
+    from mlbench.metrics import get_measure
+
     parts = sorted(f"{m}={CONVENTIONS[m]}" for m in protocol.metrics if m in CONVENTIONS)
+    ties = getattr(protocol, "ties", "pessimistic")
+    if ties != "pessimistic" and any(get_measure(m).kind == "ranking" for m in protocol.metrics):
+        parts.append(f"ties={ties}")
     return ";".join(["v1"] + parts)

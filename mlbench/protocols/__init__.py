@@ -11,6 +11,8 @@ nested and gridded, :mod:`mlbench.methods._spec`), or ``{name: NAME, params: {..
 grid: {...}, tune: {...}, tune_by: MEASURE}`` (:func:`method_entries`): ``params`` override the
 method's defaults for this protocol, and ``id`` (default: the name) is what the results' ``method``
 column says, so one method can appear twice with different parameters.
+``ties`` (default ``pessimistic``) is the tie convention of the label-ranking measures, that of
+the paper's evaluation (see :mod:`mlbench.metrics.ranking`).
 The entry ``all`` stands for every registered method; the other entries then only set the
 parameters of the methods they name (the ``quick`` protocol uses this to make slow methods smaller).
 
@@ -34,7 +36,8 @@ from mlbench.errors import ConfigError
 
 HERE = Path(__file__).parent
 KEYS = {"name", "paper", "description", "split", "seed", "preprocess", "metrics", "datasets",
-        "methods", "control", "stats", "style", "notes", "measure_from", "bootstrap", "variants"}
+        "methods", "control", "stats", "style", "notes", "measure_from", "bootstrap", "ties",
+        "variants"}
 REQUIRED = {"name", "split", "metrics"}
 SPLIT_KEYS = {"scheme", "train_fraction", "repeats", "folds", "validation_fraction", "stratify"}
 METHOD_KEYS = {"name", "params", "id", "grid", "tune", "tune_by", "variant_of"}
@@ -75,6 +78,8 @@ class Protocol:
     measure_from: dict = field(default_factory=dict)
     #: test-row bootstrap of each cell (:mod:`mlbench.stats.bootstrap`): replicates, 0 = none
     bootstrap: int = 0
+    #: how the label-ranking measures order tied scores (:data:`mlbench.metrics.ranking.TIES`)
+    ties: str = "pessimistic"
     #: variant label -> parent label: the ``variant_of`` entries and the ``variants`` mapping
     variants: dict = field(default_factory=dict)
 
@@ -279,6 +284,9 @@ def parse_protocol(data, where="protocol"):
 
     measure_from = parse_measure_from(data.get("measure_from"), metrics, labels, where)
     bootstrap = _bootstrap(data.get("bootstrap"), where)
+    from mlbench.metrics.ranking import check_ties
+
+    ties = check_ties(data.get("ties", "pessimistic"), where)
     control = data.get("control")
     if control is not None and not isinstance(control, str):
         raise ConfigError(f"{where}: control must be a method name")
@@ -291,7 +299,7 @@ def parse_protocol(data, where="protocol"):
         datasets=_str_list(data.get("datasets"), "datasets", where), methods=entries,
         control=control, stats=_str_list(data.get("stats"), "stats", where),
         style=data.get("style", "plain"), notes=data.get("notes", ""), measure_from=measure_from,
-        bootstrap=bootstrap, variants=variants,
+        bootstrap=bootstrap, ties=ties, variants=variants,
     )
 
 

@@ -152,3 +152,12 @@ def test_shipped_variants_and_the_claims_method_lists_agree():
     assert {"mc", "mldf", "imtsl"} <= set(listed)
     for key, spec in listed.items():
         assert list(spec["methods"]) == list(load_protocol(spec.get("protocol", key)).main_methods), key
+
+
+def test_ties_key():
+    assert parse_protocol(_base()).ties == "pessimistic"
+    assert parse_protocol(_base(ties="mulan")).ties == "mulan"
+    with pytest.raises(ConfigError, match="unknown tie convention 'optimistic'; choose one of"):
+        parse_protocol(_base(ties="optimistic"))
+    for name in ("mldf", "mldf-flex", "quick"):
+        assert load_protocol(name).ties == "pessimistic", name   # see REPRODUCTION.md: ties

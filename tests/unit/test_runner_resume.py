@@ -399,3 +399,43 @@ def test_rows_written_with_or_without_a_neutral_parameter_both_count_as_done():
     todo, causes = cells_to_run(cells, {"old": ok_row(old), "recorded": ok_row(recorded),
                                         "other": ok_row(other)})
     assert [c.key for c in todo] == ["other"] and causes == [["params"]]
+
+
+class Rounded(Shifted):
+    """Shifted's scores rounded to one decimal: the two labels often tie."""
+
+    def predict_proba(self, X):
+        return np.round(super().predict_proba(X), 1)
+
+
+def ties_protocol(path, ties=None):
+    registry.register("toy-rounded", Rounded, family="test", paper="platform")
+    data = {"name": "resume", "split": {"scheme": "holdout", "repeats": 2},
+            "metrics": ["one_error", "ranking_loss", "macro_auc"], "datasets": ["tiny"],
+            "methods": [{"name": "toy-rounded", "params": {"shift": 0.0}}]}
+    if ties is not None:
+        data["ties"] = ties
+    path.write_text(yaml.safe_dump(data))
+    return load_protocol(str(path))
+
+
+def test_tie_convention_is_recorded_and_a_changed_one_reruns(shifted, tmp_path):
+    out = tmp_path / "r.csv"
+    run_experiment(ties_protocol(tmp_path / "a.yaml"), out=out)
+    before = pd.read_csv(out)
+    extras = [json.loads(e) for e in before.extra]
+    assert {e["ties"] for e in extras} == {"pessimistic"}
+    assert all(0 <= e["tie_share"] <= 1 for e in extras)
+    # writing the default explicitly changes nothing: the recorded cells are done
+    rep = run_experiment(ties_protocol(tmp_path / "a.yaml", "pessimistic"), out=out)
+    assert (rep.ran, rep.skipped) == (0, 2)
+    # another convention supersedes every cell of the protocol
+    rep = run_experiment(ties_protocol(tmp_path / "a.yaml", "half"), out=out)
+    assert (rep.ran, rep.changed) == (2, 2)
+    after = pd.read_csv(out)
+    assert len(after) == 2 and {json.loads(e)["ties"] for e in after.extra} == {"half"}
+    # half differs from pessimistic by half the tie share, cell by cell
+    share = np.array([json.loads(e)["tie_share"] for e in after.extra])
+    assert share.max() > 0
+    np.testing.assert_allclose(before.ranking_loss - after.ranking_loss, share / 2, atol=1e-6)
+    registry._REGISTRY.pop("toy-rounded", None)
