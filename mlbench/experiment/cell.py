@@ -256,7 +256,7 @@ def _run(spec, dataset, row, extra):
     from mlbench.metrics import get_measure
 
     split = get_split(dataset, spec.scheme, protocol=spec.protocol, seed=spec.seed, split=spec.split)
-    pipe = Pipeline(spec.preprocess).fit(take_rows(dataset, split.training_part))
+    pipe = Pipeline(spec.preprocess).fit(take_rows(dataset, split.training_part), full=dataset)
     test = pipe.transform(take_rows(dataset, split.test))
     extra["preprocess"] = pipe.info()
 
