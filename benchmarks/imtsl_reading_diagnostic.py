@@ -14,6 +14,7 @@ For I-MTSL it prints the selected lambda and gamma, the learned graph's positive
 edges, the spectrum of its signed Laplacian, the share of test entries predicted positive (against
 the true share) and test accuracy; for the baselines the selected value(s) and accuracy.  It also
 prints the largest |gradient| of the mean log-loss at W = 0, the scale the log grid is set from.
+A third argument restricts the readings (e.g. ``mix,mean``; add ``imtsl-only`` to skip the baselines).
 """
 from __future__ import annotations
 
@@ -68,7 +69,7 @@ for reading, (sloss, grid) in settings.items():
     ev = np.linalg.eigvalsh(est.laplacian_)
     print(f"[{reading}] imtsl: {line}  edges +{int((np.triu(E) > 0).sum())} -{int((np.triu(E) < 0).sum())}"
           f"  Lbar eig min {ev.min():.3g} max {ev.max():.3g}")
-    if reading == "mix":
+    if reading == "mix" or (only and "imtsl-only" in only):
         continue
     for method, params, keys in [
             ("imtsl-empty", {"objective": "eq5", "gammas": grid}, ["gamma"]),
