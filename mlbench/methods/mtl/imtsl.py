@@ -32,7 +32,8 @@ Logistic_* solvers the paper ran are written; BR and CC, which the authors imple
 take this module's summed scale (:mod:`mlbench.methods.mtl.baselines`) in the protocol ``imtsl``; the
 protocol ``imtsl-paper`` runs the literal Eqs. 4-5 instead (``objective="eq5"`` here, the mean loss
 for BR and CC) with Eq. 2 at the mean loss too (``structure_loss="mean"``) and log-spaced grids on
-which the mean-scale penalties act.  The two scales must not be mixed: a summed Eq. 2 on the [0, 5]
+which the mean-scale penalties act; that printed scale is the one we take as the paper's
+(ARCHITECTURE.md), Eq. 8 being the scale of its solver's formula.  The two scales must not be mixed: a summed Eq. 2 on the [0, 5]
 grid learns a dense graph (on scene the complete graph, all 15 edges negative), whose signed
 Laplacian Lbar = 4 I + J is positive definite, so tr(W Lbar W^T) with weight 1 is a ridge of strength
 >= 4 on a mean loss and W is shrunk to almost nothing (benchmarks/imtsl_reading_diagnostic.py).  Ebar
