@@ -120,11 +120,39 @@ def test_paper_protocol_uses_the_mean_loss_for_every_method():
     for name in ("imtsl", "imtsl-empty", "imtsl-random"):
         assert paper[name].params["objective"] == "eq5"
         assert summed[name].params.get("objective", "eq8") == "eq8"
+    for name in ("imtsl", "imtsl-random"):     # Eqs. 2 and 5 at one scale in each protocol
+        assert paper[name].params["structure_loss"] == "mean"
+        assert summed[name].params.get("structure_loss", IMTSL().structure_loss) == "sum"
     for name in ("br", "cc"):
         assert paper[name].params["scale"] == "mean"
         assert summed[name].params.get("scale", HoldoutLogistic().scale) == "sum"
-    for m in paper.values():         # one shared grid: no protocol overrides the paper's ten values
+    # every penalty of imtsl-paper searches one grid: ten log-spaced values from 1e-4 to 10
+    grids = [v for m in paper.values() for k, v in m.params.items() if k in ("lambdas", "gammas", "rho1s", "rho2s")]
+    assert len(grids) == 11 and all(g == grids[0] for g in grids)
+    np.testing.assert_allclose(grids[0], np.logspace(-4, 1, 10), rtol=3e-3)
+    for m in summed.values():        # imtsl keeps the paper's ten values in [0, 5]
         assert not any(k in m.params for k in ("lambdas", "gammas", "rho1s", "rho2s"))
         assert not any(v != list(PAPER_GRID) for v in registry.get(m.name).grid.values())
     p = load_protocol("imtsl-paper")
     assert p.split.validation_fraction == 0.2 and p.split.repeats == 10 and len(p.datasets) == 8
+
+
+def test_paper_grid_spans_the_mean_loss_scale():
+    """imtsl-paper's grid acts at the mean scale (issue 40): its small values leave W and the label
+    graph dense, its large ones empty them, and the l1 threshold of W (the largest |gradient| of the
+    mean loss at W = 0) lies inside it.  On [0, 5] only 0 kept a weight or an edge."""
+    from mlbench.methods.mtl.ising import stability_path
+
+    grid = next(m for m in load_protocol("imtsl-paper").methods if m.name == "imtsl").params["gammas"]
+    X, Y = toy_multilabel(300)
+    Xc = X - X.mean(axis=0)
+    threshold = np.abs(Xc.T @ (Y - Y.mean(axis=0))).max() / len(X)
+    assert min(grid) < threshold < max(grid)
+    nonzero = [np.count_nonzero(fit_laplacian_l1(X, Y, np.zeros((4, 4)), g, objective="eq5",
+                                                 max_iter=3000).x[:-1]) for g in grid]
+    assert nonzero[0] == X.shape[1] * Y.shape[1] and nonzero[-1] == 0
+    assert 0 < nonzero[grid.index(max(g for g in grid if g < threshold))]
+    path = stability_path(Y, grid, 4, np.random.RandomState(0), loss="mean")
+    n_edges = [int(np.count_nonzero(np.triu(path.edges(k, 0.8)))) for k in range(len(grid))]
+    assert n_edges[0] > 0 and n_edges[-1] == 0
+    assert n_edges == sorted(n_edges, reverse=True)

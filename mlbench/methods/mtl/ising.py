@@ -6,10 +6,12 @@ I-MTSL paper, Sections 2.1 and 3.1, Algorithm 1 lines 1-4.
   an l1-regularised logistic regression of y_r on the other labels coded as spins in {-1, +1}, plus
   an unpenalised intercept (a node field: multi-label data are far from the zero-field model of
   Eq. 1, and without it the edges would absorb the label frequencies).  The signs of the nonzero
-  coefficients theta_rs are the signed neighbourhood of r (Eq. 3).  Eq. 2 writes the loss without
-  the 1/n of Eqs. 4-5; we read it as the summed log-loss (``loss="sum"``), which is what makes the
-  [0, 5] grid of Section 5.3 a path from dense to sparse graphs (with the mean loss, lambda above
-  about 0.5 empties every neighbourhood).  All Q regressions are one matrix problem: the parameter
+  coefficients theta_rs are the signed neighbourhood of r (Eq. 3).  Eq. 2 writes "logloss" with no
+  scale; ``loss`` reads it at the scale of the task problem it feeds: ``"sum"`` beside the summed
+  Eq. 8 (protocol imtsl, where the [0, 5] grid of Section 5.3 runs from dense to sparse graphs) and
+  ``"mean"`` beside the mean-loss Eq. 5 (protocol imtsl-paper; Ravikumar et al. also normalise the
+  log-likelihood by n), where lambda above about 0.5 empties every neighbourhood, so that protocol
+  searches log-spaced values.  All Q regressions are one matrix problem: the parameter
   is Theta (Q x Q, column r = regression of label r) with a zero diagonal, and the prox is
   soft-thresholding followed by zeroing the diagonal (both separable, so their composition is the
   exact prox).  The same FISTA engine solves it (Section 3.3).
