@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: install build run test bench fuzz docs clean
+.PHONY: install build run test bench fuzz docs dist wheel-smoke clean
 
 $(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
@@ -37,10 +37,25 @@ FUZZ_SEED  ?= 1
 fuzz: install
 	$(PY) tests/fuzz/fuzz_run.py --cases $(FUZZ_CASES) --seed $(FUZZ_SEED)
 
-# The user guide (docs/, mkdocs.yml) as a static site in site/; its code blocks run in `make test`.
+# The user guide (docs/, mkdocs.yml) as a static site in site/, with the command reference generated
+# from the CLI and the API reference from the docstrings; --strict fails on broken links, anchors and
+# code fences.  The docs tools are pyproject's `docs` extra.  Its code blocks run in `make test`.
 docs: install
-	$(PY) -m pip install -q "mkdocs>=1.5"
+	$(PY) -c "import sys; toml = __import__('tomllib' if sys.version_info >= (3, 11) else 'pip._vendor.tomli', \
+	    fromlist=['load']); extra = toml.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']; \
+	    print(*extra['docs'], sep=chr(10))" > $(VENV)/docs-requirements.txt
+	$(PY) -m pip install -q -r $(VENV)/docs-requirements.txt
 	$(VENV)/bin/mkdocs build --strict
 
+# The sdist and the wheel built from it (dist/), as CI builds them: Cython, NumPy and SciPy for the
+# build come from PyPI through build isolation.
+dist: $(STAMP)
+	$(PY) -m pip install -q "build>=1"
+	$(PY) -m build --outdir dist .
+
+# The wheel installed into a fresh venv in a temporary directory, its CLI run from there (CI's first step).
+wheel-smoke:
+	$(PYTHON) tests/wheel_smoke.py
+
 clean:
-	rm -rf build $(VENV) mlbench/_ext/*.c mlbench/_ext/*.so *.egg-info
+	rm -rf build dist $(VENV) mlbench/_ext/*.c mlbench/_ext/*.so *.egg-info

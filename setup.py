@@ -9,7 +9,6 @@ import subprocess
 from pathlib import Path
 
 import numpy as np
-from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
@@ -53,12 +52,26 @@ def _is_gcc(compiler):
 
 
 class BuildExt(build_ext):
+    def finalize_options(self):
+        super().finalize_options()
+        if not self.parallel:         # the kernels compile independently: one per core
+            self.parallel = os.cpu_count() or 1
+
     def build_extensions(self):
+        # Cythonize here, not when setup.py is imported: `python -m build` runs setup.py for the
+        # sdist's requirements and file list too, and those steps need no C sources.
+        from Cython.Build import cythonize
+
+        jobs = int(self.parallel)     # an int after finalize_options
+        generated = cythonize(self.extensions, compiler_directives=DIRECTIVES, quiet=True,
+                              nthreads=jobs if jobs > 1 else 0)
+        c_sources = {ext.name: ext.sources for ext in generated}
+        for ext in self.extensions:   # keep setuptools' own Extension objects (and their state)
+            ext.sources = c_sources[ext.name]
         if self.compiler.compiler_type == "unix" and _is_gcc(self.compiler.compiler_so[0]):
             for ext in self.extensions:
                 ext.extra_compile_args = list(ext.extra_compile_args) + GCC_FLAGS
         super().build_extensions()
 
 
-setup(ext_modules=cythonize(extensions, compiler_directives=DIRECTIVES, quiet=True),
-      cmdclass={"build_ext": BuildExt})
+setup(ext_modules=extensions, cmdclass={"build_ext": BuildExt})

@@ -1,10 +1,12 @@
 """Benchmark of the classifier chain (``cc``) against scikit-learn's ``ClassifierChain``.
 
-    MLBENCH_MIRROR=../shared/datasets .venv/bin/python benchmarks/bench_cc.py [--datasets yeast,scene,enron,corel5k] [--rows N]
+    MLBENCH_MIRROR=../shared/datasets .venv/bin/python benchmarks/bench_cc.py \
+        [--datasets yeast,scene,enron,corel5k] [--rows N] [--repeats 3] [--trees]
 
 Both chains use the same L2 logistic regression (lbfgs, C = 1) in the label order on the same
 rows (the first half of the dataset, ``--rows`` caps it); the predictions on the other half are
-checked equal, then fit + predict seconds (best of ``--repeat``) and their ratio are printed.
+compared.  Timing of fit + predict: benchmarks/_harness.py (warm-up, both sides the same number of
+interleaved rounds, one BLAS thread, CPU and wall medians and their ratio).
 
 ``--trees``: chains of entropy trees instead (``base="tree"``, as ECC in the soshf protocol): ours,
 which presorts x's columns once per chain, against ours sorting them again for every tree (the
@@ -13,8 +15,7 @@ previous implementation) and scikit-learn's ``ClassifierChain`` of
 """
 from __future__ import annotations
 
-import argparse
-import time
+import _harness
 
 import numpy as np
 import scipy.sparse as sp
@@ -26,16 +27,7 @@ from mlbench.data import load_dataset
 from mlbench.methods import registry
 
 
-def best_of(fn, repeat):
-    times, out = [], None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t)
-    return out, min(times)
-
-
-def run(name, rows, repeat):
+def run(name, rows, timing):
     ds = load_dataset(name)
     X, Y = ds.X, np.asarray(ds.Y).astype(int)
     half = min(X.shape[0] // 2, rows)
@@ -52,16 +44,14 @@ def run(name, rows, repeat):
         m = SkChain(LogisticRegression(C=1.0, max_iter=1000), order=list(range(Y.shape[1])))
         return m.fit(Xtr, Ytr).predict(Xte).astype(int)
 
-    p_ours, t_ours = best_of(ours, repeat)
-    p_sk, t_sk = best_of(theirs, repeat)
-    same = np.mean(p_ours == p_sk)
     kind = "sparse" if sp.issparse(X) else "dense"
-    print(f"{name:10s} {kind:6s} {half:5d}x{X.shape[1]:5d} L={Y.shape[1]:3d}  ours {t_ours:7.2f}s  "
-          f"scikit-learn {t_sk:7.2f}s  ratio {t_sk / t_ours:5.2f}x  same predictions {same:.4%}",
-          flush=True)
+    out = _harness.compare(f"cc-lr {name} ({kind}, {half} x {X.shape[1]}, L={Y.shape[1]})", ours,
+                           theirs, labels=("mlbench", "scikit-learn"), **timing)
+    same = np.mean(out.results["mlbench"] == out.results["scikit-learn"])
+    print(f"   same predictions {same:.4%}", flush=True)
 
 
-def run_trees(name, rows, repeat):
+def run_trees(name, rows, timing):
     from mlbench.methods.transformation import cc
 
     ds = load_dataset(name)
@@ -103,23 +93,24 @@ def run_trees(name, rows, repeat):
             cur = np.hstack([cur, preds[-1][:, None].astype(float)])
         return np.column_stack(preds)
 
-    (p_ours, t_ours), (p_before, t_before) = best_of(ours, repeat), best_of(before, repeat)
-    p_sk, t_sk = best_of(theirs, repeat)
-    same = np.array_equal(p_ours, p_before) and np.array_equal(p_ours, p_sk)
-    print(f"{name:10s} {half:5d}x{X.shape[1]:5d} L={Y.shape[1]:3d}  ours {t_ours:7.2f}s  "
-          f"before {t_before:7.2f}s  scikit-learn {t_sk:7.2f}s  ratio {t_before / t_ours:5.2f}x "
-          f"{t_sk / t_ours:5.2f}x  same {same}", flush=True)
+    out = _harness.compare_many(
+        f"cc-tree {name} ({half} x {X.shape[1]}, L={Y.shape[1]})",
+        {"mlbench": ours, "sorting per tree": before, "scikit-learn": theirs}, **timing)
+    p = out.results
+    same = (np.array_equal(p["mlbench"], p["sorting per tree"])
+            and np.array_equal(p["mlbench"], p["scikit-learn"]))
+    print(f"   same predictions {same}", flush=True)
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = _harness.parser(__doc__, repeats=3)
     ap.add_argument("--datasets", default="yeast,scene,enron,corel5k")
     ap.add_argument("--rows", type=int, default=5000)
-    ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--trees", action="store_true", help="chains of entropy trees (see above)")
     args = ap.parse_args()
-    for name in filter(None, args.datasets.split(",")):
-        (run_trees if args.trees else run)(name, args.rows, args.repeat)
+    datasets, rows = ("emotions", 100) if args.quick else (args.datasets, args.rows)
+    for name in filter(None, datasets.split(",")):
+        (run_trees if args.trees else run)(name, rows, _harness.timing(args))
 
 
 if __name__ == "__main__":

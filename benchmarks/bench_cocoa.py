@@ -10,7 +10,7 @@ fitted on the training half): fits COCOA with ``backend="sklearn"`` (the referen
 ``--reference-estimators`` members per ensemble, so the ratio compares equal work, and checks that
 both give the same test scores, thresholds and predictions (bit for bit).  Then it fits the
 protocol's COCOA (``--n-estimators`` members, Cython only) and prints its fit and predict time.
-Times include the per-label F-measure thresholds (scoring the training part with every tree).
+Fit times include the per-label F-measure thresholds (scoring the training part with every tree).
 Last, the same comparison for ``rf-cost`` (scikit-learn's Bagging over ``DecisionTreeClassifier``
 against :class:`~mlbench.methods.transformation.fast_tree.BaggedEntropyForest`) with
 ``--forest-estimators`` trees per label.
@@ -24,11 +24,15 @@ give the same scores::
 
     MLBENCH_MIRROR=../shared/datasets .venv/bin/python benchmarks/bench_cocoa.py \
         --datasets yeast,rcv1subset1 --forests rf-adasyn,rf-cost --labels 4
+
+Every time goes through benchmarks/_harness.py (the sides interleaved and repeated equally after a
+warm-up, one thread; CPU and wall medians and their ratio).
 """
 from __future__ import annotations
 
-import argparse
-import time
+from unittest import mock
+
+import _harness
 
 import numpy as np
 from sklearn.ensemble import BaggingClassifier
@@ -51,13 +55,8 @@ def first_split(name, protocol):
     return pipe.train_.X, pipe.train_.Y, test.X, test.Y
 
 
-def timed(X, Y, Xt, method="cocoa", **kw):
-    t = time.perf_counter()
-    model = registry.make(method, random_state=0, **kw).fit(X, Y)
-    fit = time.perf_counter() - t
-    t = time.perf_counter()
-    scores = model.predict_proba(Xt)
-    return model, scores, fit, time.perf_counter() - t
+def fitted(X, Y, method="cocoa", **kw):
+    return registry.make(method, random_state=0, **kw).fit(X, Y)
 
 
 class _PreviousForest(BaggingClassifier):
@@ -68,36 +67,32 @@ class _PreviousForest(BaggingClassifier):
         return super().fit(X, y)
 
 
-def cpu_fit(X, Y, method, **kw):
-    t = time.process_time()
-    model = registry.make(method, random_state=0, **kw).fit(X, Y)
-    return model, time.process_time() - t
+def _previous_forest(n_estimators, fraction, leaf, seed, backend):
+    return _PreviousForest(EntropyTree(min_samples_leaf=leaf), n_estimators=n_estimators,
+                           max_samples=fraction, max_features=fraction, bootstrap=False,
+                           bootstrap_features=False, random_state=seed)
 
 
-def forests(name, X, Y, Xt, methods, labels):
+def forests(name, X, Y, Xt, methods, labels, timing):
     Y = Y[:, :labels]
     for method in methods:
-        ref, t_ref = cpu_fit(X, Y, method, backend="sklearn")
-        fast, t_fast = cpu_fit(X, Y, method)
-        real = imbalance.paper_forest
-        try:
-            imbalance.paper_forest = lambda n_estimators, fraction, leaf, seed, backend: (
-                _PreviousForest(EntropyTree(min_samples_leaf=leaf), n_estimators=n_estimators,
-                                max_samples=fraction, max_features=fraction, bootstrap=False,
-                                bootstrap_features=False, random_state=seed))
-            prev, t_prev = cpu_fit(X, Y, method)
-        finally:
-            imbalance.paper_forest = real
+        def previous(method=method):
+            with mock.patch.object(imbalance, "paper_forest", _previous_forest):
+                return fitted(X, Y, method)
+
+        out = _harness.compare_many(
+            f"{name} {method} ({X.shape[0]} x {X.shape[1]}, {Y.shape[1]} labels): fit",
+            {"now": lambda method=method: fitted(X, Y, method), "before": previous,
+             "sklearn": lambda method=method: fitted(X, Y, method, backend="sklearn")}, **timing)
+        ref, prev, fast = (out.results[k] for k in ("sklearn", "before", "now"))
         s = [m.predict_proba(Xt) for m in (ref, prev, fast)]
         same = all(np.array_equal(s[0], o) for o in s[1:]) and all(
             np.array_equal(ref.threshold_, m.threshold_) for m in (prev, fast))
-        print(f"{name:11s} {method:9s} {X.shape[0]:5d} {X.shape[1]:5d} {Y.shape[1]:3d} "
-              f"{t_ref:10.1f} {t_prev:10.1f} {t_fast:8.1f} {t_prev / t_fast:8.2f}x "
-              f"{t_ref / t_fast:8.2f}x {str(same):>9s}", flush=True)
+        print(f"   identical {same}", flush=True)
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = _harness.parser(__doc__, repeats=3)
     ap.add_argument("--datasets", default="yeast")
     ap.add_argument("--n-estimators", type=int, default=50)
     ap.add_argument("--reference-estimators", type=int, default=5)
@@ -106,38 +101,47 @@ def main():
     ap.add_argument("--forests", default="", help="e.g. rf-adasyn,rf-cost: the forest timing")
     ap.add_argument("--labels", type=int, default=4, help="labels fitted by --forests")
     args = ap.parse_args()
+    timing = _harness.timing(args)
+    if args.quick:
+        args.datasets, args.n_estimators, args.reference_estimators = "emotions", 2, 1
+        args.n_couplings, args.forest_estimators, args.labels = 2, 2, 2
     protocol = load_protocol("soshf")
     if args.forests:
-        print(f"{'dataset':11s} {'method':9s} {'n':>5s} {'p':>5s} {'L':>3s} {'sklearn s':>10s} "
-              f"{'before s':>10s} {'now s':>8s} {'vs before':>9s} {'vs sklearn':>9s} "
-              f"{'identical':>9s}  (CPU seconds of fit)")
         for name in args.datasets.split(","):
             X, Y, Xt, _ = first_split(name, protocol)
-            forests(name, X, Y, Xt, args.forests.split(","), args.labels)
+            forests(name, X, Y, Xt, args.forests.split(","), args.labels, timing)
         return
 
-    print(f"{'dataset':9s} {'n':>5s} {'p':>5s} {'L':>3s} {'members':>7s} {'sklearn s':>9s} "
-          f"{'cython s':>8s} {'ratio':>6s} {'identical':>9s} {'full fit s':>10s} {'predict s':>9s}")
     for name in args.datasets.split(","):
         X, Y, Xt, _ = first_split(name, protocol)
-        for backend in ("sklearn", "cython"):  # warm-up: first-call imports and caches, untimed
-            timed(X[:60], Y[:60], Xt[:5], backend=backend, n_estimators=1, n_couplings=1)
         kw = dict(n_estimators=args.reference_estimators, n_couplings=args.n_couplings)
-        ref, s_ref, t_ref, _ = timed(X, Y, Xt, backend="sklearn", **kw)
-        fast, s_fast, t_fast, _ = timed(X, Y, Xt, backend="cython", **kw)
-        same = (np.array_equal(s_ref, s_fast) and np.array_equal(ref.threshold_, fast.threshold_)
+        out = _harness.compare(
+            f"{name} ({X.shape[0]} x {X.shape[1]}, L={Y.shape[1]}) cocoa, "
+            f"{args.reference_estimators} members: fit",
+            lambda: fitted(X, Y, backend="cython", **kw),
+            lambda: fitted(X, Y, backend="sklearn", **kw), labels=("cython", "sklearn"), **timing)
+        ref, fast = out.results["sklearn"], out.results["cython"]
+        same = (np.array_equal(ref.predict_proba(Xt), fast.predict_proba(Xt))
+                and np.array_equal(ref.threshold_, fast.threshold_)
                 and np.array_equal(ref.predict(Xt), fast.predict(Xt)))
-        _, _, t_full, t_pred = timed(X, Y, Xt, backend="cython", n_estimators=args.n_estimators,
-                                     n_couplings=args.n_couplings)
-        print(f"{name:9s} {X.shape[0]:5d} {X.shape[1]:5d} {Y.shape[1]:3d} "
-              f"{args.reference_estimators:7d} {t_ref:9.1f} {t_fast:8.1f} {t_ref / t_fast:6.1f} "
-              f"{str(same):>9s} {t_full:10.1f} {t_pred:9.2f}", flush=True)
+        print(f"   identical {same}", flush=True)
+        full = _harness.measure(
+            f"{name} cocoa, the protocol's {args.n_estimators} members: fit",
+            lambda: fitted(X, Y, backend="cython", n_estimators=args.n_estimators,
+                           n_couplings=args.n_couplings), label="cython", **timing)
+        model = full.results["cython"]
+        _harness.measure(f"{name} cocoa, {args.n_estimators} members: predict scores",
+                         lambda: model.predict_proba(Xt), label="cython", **timing)
         kw = dict(n_estimators=args.forest_estimators)
-        ref, s_ref, t_ref, _ = timed(X, Y, Xt, "rf-cost", backend="sklearn", **kw)
-        fast, s_fast, t_fast, _ = timed(X, Y, Xt, "rf-cost", backend="cython", **kw)
-        same = (np.array_equal(s_ref, s_fast) and np.array_equal(ref.threshold_, fast.threshold_))
-        print(f"{'':9s} rf-cost, {args.forest_estimators} trees per label: sklearn {t_ref:.1f} s, "
-              f"cython {t_fast:.1f} s, ratio {t_ref / t_fast:.1f}, identical {same}", flush=True)
+        out = _harness.compare(
+            f"{name} rf-cost, {args.forest_estimators} trees per label: fit",
+            lambda: fitted(X, Y, "rf-cost", backend="cython", **kw),
+            lambda: fitted(X, Y, "rf-cost", backend="sklearn", **kw),
+            labels=("cython", "sklearn"), **timing)
+        ref, fast = out.results["sklearn"], out.results["cython"]
+        same = (np.array_equal(ref.predict_proba(Xt), fast.predict_proba(Xt))
+                and np.array_equal(ref.threshold_, fast.threshold_))
+        print(f"   identical {same}", flush=True)
 
 
 if __name__ == "__main__":

@@ -2,20 +2,25 @@
 
 Runs the same grid (the quick protocol on the embedded emotions, ``--methods`` default a set of fast
 methods) with the local executor (``--jobs`` 1 and 2) and on a LocalCluster of 1 and 2 Dask workers,
-in the same process and run, into fresh results files.  Cluster start-up is timed apart (it is paid
-once per run, not per cell).  For each setting it prints the wall time, cells per minute, and the
-overhead per cell: wall time x parallel slots / cells minus the mean in-cell time (fit + predict)
-of that setting, i.e. what running a cell costs beyond the method's own work.  Checks that every
-setting gives the same measure values.  Usage::
+in the same process and run, into a fresh results file each time.  The settings are timed by
+benchmarks/_harness.py (interleaved, equal repeats after a warm-up; CPU includes the cells' child
+processes), each time including the cluster's start-up; start-up is also reported apart (it is paid
+once per run, not per cell).  For each setting it prints the median wall time of the run itself,
+cells per minute, and the overhead per cell: wall time x parallel slots / cells minus the mean
+in-cell time (fit + predict) of that setting, i.e. what running a cell costs beyond the method's own
+work.  Checks that every setting gives the same measure values.  Usage::
 
-    python benchmarks/bench_executors.py [--methods br-lr,mlknn,cc,pcc,clr] [--repeats 3]
+    python benchmarks/bench_executors.py [--methods br-lr,mlknn,cc,pcc,clr] [--splits 3] [--repeats 2]
 """
-import argparse
+import itertools
 import os
 import sys
 import tempfile
 import time
 
+import _harness
+
+import numpy as np
 import pandas as pd
 
 KEY = ["dataset", "method", "split"]
@@ -40,47 +45,58 @@ def main(argv=None):
     from mlbench.experiment.executors import LocalExecutor
     from mlbench.protocols import load_protocol
 
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = _harness.parser(__doc__, repeats=2)
     ap.add_argument("--methods", default="br-lr,mlknn,cc,pcc,clr")
-    ap.add_argument("--repeats", type=int, default=3, help="splits of the quick protocol")
+    ap.add_argument("--splits", type=int, default=3, help="splits of the quick protocol")
     args = ap.parse_args(argv)
-    proto = load_protocol("quick").with_overrides(repeats=args.repeats, seed=None)
-    methods = args.methods.split(",")
+    splits, methods = (1, ["br-lr"]) if args.quick else (args.splits, args.methods.split(","))
+    proto = load_protocol("quick").with_overrides(repeats=splits, seed=None)
     tmp = tempfile.mkdtemp(prefix="bench_executors_")
-    results, frames = [], {}
-    for jobs in (1, 2):
-        name = f"local jobs={jobs}"
-        wall, n, df = run(proto, methods, os.path.join(tmp, f"local{jobs}.csv"),
-                          LocalExecutor(jobs=jobs))
-        results.append((name, jobs, wall, n, df, 0.0))
-        frames[name] = df
-    for workers in (1, 2):
-        t0 = time.perf_counter()
-        with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
-            cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
-                                               processes=True, dashboard_address=None,
-                                               host="127.0.0.1")
-            client = distributed.Client(cluster)
-        startup = time.perf_counter() - t0
-        try:
-            name = f"dask workers={workers}"
-            wall, n, df = run(proto, methods, os.path.join(tmp, f"dask{workers}.csv"),
-                              DaskExecutor(client=client))
-        finally:
-            client.close()
-            cluster.close()
-        results.append((name, workers, wall, n, df, startup))
-        frames[name] = df
-    base = frames["local jobs=1"]
+    files = itertools.count()
+    runs = {}                          # setting -> [(run wall, startup, cells, frame), ...]
+
+    def local(jobs):
+        def side():
+            out = os.path.join(tmp, f"run{next(files)}.csv")
+            runs.setdefault(f"local jobs={jobs}", []).append(
+                (*run(proto, methods, out, LocalExecutor(jobs=jobs)), 0.0))
+        return side
+
+    def on_dask(workers):
+        def side():
+            t0 = time.perf_counter()
+            with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+                cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
+                                                   processes=True, dashboard_address=None,
+                                                   host="127.0.0.1")
+                client = distributed.Client(cluster)
+            startup = time.perf_counter() - t0
+            try:
+                out = os.path.join(tmp, f"run{next(files)}.csv")
+                result = run(proto, methods, out, DaskExecutor(client=client))
+            finally:
+                client.close()
+                cluster.close()
+            runs.setdefault(f"dask workers={workers}", []).append((*result, startup))
+        return side
+
+    settings = {"local jobs=1": local(1), "local jobs=2": local(2),
+                "dask workers=1": on_dask(1), "dask workers=2": on_dask(2)}
+    _harness.compare_many(f"quick protocol, {splits} splits, methods {','.join(methods)}",
+                          settings, **_harness.timing(args))
+    base = runs["local jobs=1"][-1][2]
     cols = [c for c in base.columns if c in proto.metrics] + ["params"]
-    for name, df in frames.items():
-        pd.testing.assert_frame_equal(base[KEY + cols], df[KEY + cols], obj=name)
-    print(f"quick protocol, {args.repeats} splits, methods {args.methods}: "
-          f"{results[0][3]} cells; same values in every setting")
+    for name, done in runs.items():
+        pd.testing.assert_frame_equal(base[KEY + cols], done[-1][2][KEY + cols], obj=name)
+    slots = {"local jobs=1": 1, "local jobs=2": 2, "dask workers=1": 1, "dask workers=2": 2}
+    print(f"{runs['local jobs=1'][-1][1]} cells; same values in every setting; medians of the runs:")
     print(f"{'setting':<18}{'startup s':>10}{'wall s':>9}{'cells/min':>11}{'overhead/cell s':>17}")
-    for name, slots, wall, n, df, startup in results:
+    for name, done in runs.items():
+        wall = float(np.median([d[0] for d in done]))
+        startup = float(np.median([d[3] for d in done]))
+        n, df = done[-1][1], done[-1][2]
         in_cell = (df.fit_seconds + df.predict_seconds).mean()
-        overhead = wall * slots / n - in_cell
+        overhead = wall * slots[name] / n - in_cell
         print(f"{name:<18}{startup:>10.2f}{wall:>9.2f}{60 * n / wall:>11.1f}{overhead:>17.3f}")
     return 0
 

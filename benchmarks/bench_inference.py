@@ -5,14 +5,15 @@
 For each small dataset (standardised, one seeded 90/10 split, the mc protocol's settings) and
 method: one fit, its test part decoded both ways (``max_labels=0`` forces the approximation) — the
 share of rows where the approximation finds the exact answer, exact-match accuracy of both, the
-largest marginal error (pcc, epcc) and predict seconds with their ratio.  For mmoc also a second
+largest marginal error (pcc, epcc) and predict seconds with their ratio (benchmarks/_harness.py).  For mmoc also a second
 fit with the metric learned by the relaxation.  ``--large`` datasets (more labels than enumeration
 can list) get the approximate fit and predict, timed.
 """
 from __future__ import annotations
 
-import argparse
-import time
+import copy
+
+import _harness
 
 import numpy as np
 from sklearn.model_selection import train_test_split
@@ -30,56 +31,59 @@ def split(name):
     return sc.transform(Xtr), sc.transform(Xte), Ytr, Yte
 
 
-def timed(fn):
-    t = time.perf_counter()
-    out = fn()
-    return out, time.perf_counter() - t
-
-
 def ema(P, Y):
     return float((P == Y).all(axis=1).mean())
 
 
-def small(name, method):
+def small(name, method, timing):
     Xtr, Xte, Ytr, Yte = split(name)
     m = registry.make(method, random_state=0).fit(Xtr, Ytr)
-    exact, t_exact = timed(lambda: m.predict(Xte))
-    marg = m.predict_proba(Xte) if hasattr(m, "predict_proba") else None
-    m.max_labels = 0
-    approx, t_approx = timed(lambda: m.predict(Xte))
+    a = copy.deepcopy(m)
+    a.max_labels = 0
+    out = _harness.compare(f"{method} {name} (L={Ytr.shape[1]}): predict, approximate against exact",
+                           lambda: a.predict(Xte), lambda: m.predict(Xte),
+                           labels=("approximate", "exact"), **timing)
+    approx, exact = out.results["approximate"], out.results["exact"]
     agree = (exact == approx).all(axis=1).mean()
-    line = (f"{method:5s} {name:10s} L={Ytr.shape[1]:3d}  same answer {agree:6.1%}  EMA exact "
-            f"{ema(exact, Yte):.3f} approximate {ema(approx, Yte):.3f}  predict s exact {t_exact:.3f} "
-            f"approximate {t_approx:.3f} (ratio {t_exact / t_approx:.1f}x)")
-    if marg is not None:
-        line += f"  max marginal error {np.abs(m.predict_proba(Xte) - marg).max():.3f}"
-    if method == "mmoc":
-        mr, t_fit = timed(lambda: registry.make(method, max_labels=0, random_state=0).fit(Xtr, Ytr))
-        line += f"  relaxed fit {t_fit:.1f}s EMA {ema(mr.predict(Xte), Yte):.3f}"
+    line = (f"   same answer {agree:6.1%}  EMA exact {ema(exact, Yte):.3f} approximate "
+            f"{ema(approx, Yte):.3f}")
+    if hasattr(m, "predict_proba"):
+        line += f"  max marginal error {np.abs(a.predict_proba(Xte) - m.predict_proba(Xte)).max():.3f}"
     print(line, flush=True)
+    if method == "mmoc":
+        fit = _harness.measure(f"mmoc {name}: fit with the metric learned by the relaxation",
+                               lambda: registry.make(method, max_labels=0, random_state=0)
+                               .fit(Xtr, Ytr), label="relaxed fit", **timing)
+        print(f"   relaxed fit EMA {ema(fit.results['relaxed fit'].predict(Xte), Yte):.3f}")
 
 
-def large(name, method):
+def large(name, method, timing):
     Xtr, Xte, Ytr, Yte = split(name)
-    m, t_fit = timed(lambda: registry.make(method, random_state=0).fit(Xtr, Ytr))
-    P, t_pred = timed(lambda: m.predict(Xte))
-    print(f"{method:5s} {name:10s} L={Ytr.shape[1]:3d}  EMA {ema(P, Yte):.3f}  fit {t_fit:.1f}s  "
-          f"predict {t_pred:.2f}s", flush=True)
+    fit = _harness.measure(f"{method} {name} (L={Ytr.shape[1]}): approximate fit",
+                           lambda: registry.make(method, random_state=0).fit(Xtr, Ytr),
+                           label="fit", **timing)
+    m = fit.results["fit"]
+    pred = _harness.measure(f"{method} {name}: approximate predict", lambda: m.predict(Xte),
+                            label="predict", **timing)
+    print(f"   EMA {ema(pred.results['predict'], Yte):.3f}", flush=True)
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = _harness.parser(__doc__, repeats=3)
     ap.add_argument("--datasets", default="emotions,scene,yeast")
     ap.add_argument("--large", default="enron")
     ap.add_argument("--methods", default="mmoc,pcc,epcc,mlcrf")
     args = ap.parse_args()
+    timing = _harness.timing(args)
     methods = [m for m in args.methods.split(",") if m]
-    for name in filter(None, args.datasets.split(",")):
+    datasets, bigger = ("emotions", "") if args.quick else (args.datasets, args.large)
+    methods = ["pcc"] if args.quick else methods
+    for name in filter(None, datasets.split(",")):
         for method in methods:
-            small(name, method)
-    for name in filter(None, args.large.split(",")):
+            small(name, method, timing)
+    for name in filter(None, bigger.split(",")):
         for method in methods:
-            large(name, method)
+            large(name, method, timing)
 
 
 if __name__ == "__main__":

@@ -1,30 +1,21 @@
 """Benchmark of the MC kernels (Cython vs the NumPy references) and of mc's fit / predict times.
 
-    .venv/bin/python benchmarks/bench_mc.py [--rows 500] [--labels 10] [--components 3] [--dataset emotions]
+    .venv/bin/python benchmarks/bench_mc.py [--repeats 3] [--rows 500] [--labels 10] [--components 3] [--dataset emotions]
 
 Prints, measured in the same run: the annealed MAP search (150 steps per row) and the component
 log-likelihoods in Cython and in NumPy with their ratio, then mc's fit and predict seconds on a
 dataset (``--dataset``, standardised, 90/10 split, read from MLBENCH_MIRROR through ``mlbench.data.load_dataset``; synthetic
-data when the mirror is unset).  Both paths are checked equal before timing.
+data when the mirror is unset).  Both paths are checked equal.  Timing: benchmarks/_harness.py.
 """
 from __future__ import annotations
 
-import argparse
 import os
-import time
+
+import _harness
 
 import numpy as np
 
 from mlbench.methods.probabilistic import _mixture
-
-
-def best_of(fn, repeat=3):
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def random_mixture(K, n, L, rng):
@@ -38,7 +29,7 @@ def random_mixture(K, n, L, rng):
     return A, D, parent, np.log(rng.dirichlet(np.ones(K)))
 
 
-def bench_kernels(n, L, K, T=150):
+def bench_kernels(n, L, K, timing, T=150):
     if _mixture._kernel is None:
         raise SystemExit("mlbench._ext._mc is not built (setup.py build_ext --inplace)")
     rng = np.random.RandomState(0)
@@ -47,20 +38,21 @@ def bench_kernels(n, L, K, T=150):
     flips = rng.randint(L, size=(n, T))
     u = rng.random_sample((n, T))
     temps = _mixture.temperatures(T, 5.0)
-    yc, sc = _mixture.anneal(A, D, parent, log_lam, Y0, flips, u, temps)
-    yn, sn = _mixture.anneal_numpy(A, D, parent, log_lam, Y0, flips, u, temps)
+    out = _harness.compare(
+        f"anneal ({n} rows, L={L}, K={K}, {T} steps)",
+        lambda: _mixture.anneal(A, D, parent, log_lam, Y0, flips, u, temps),
+        lambda: _mixture.anneal_numpy(A, D, parent, log_lam, Y0, flips, u, temps),
+        labels=("cython", "numpy"), **timing)
+    (yc, sc), (yn, sn) = out.results["cython"], out.results["numpy"]
     assert np.array_equal(yc, yn) and np.allclose(sc, sn)
-    t_c = best_of(lambda: _mixture.anneal(A, D, parent, log_lam, Y0, flips, u, temps))
-    t_n = best_of(lambda: _mixture.anneal_numpy(A, D, parent, log_lam, Y0, flips, u, temps), 1)
-    print(f"anneal ({n} rows, L={L}, K={K}, {T} steps): cython {t_c * 1e3:8.2f} ms  "
-          f"numpy {t_n * 1e3:8.1f} ms  ratio {t_n / t_c:6.1f}x")
-    t_c = best_of(lambda: _mixture.component_loglik(A, D, parent, Y0), 5)
-    t_n = best_of(lambda: _mixture.component_loglik_numpy(A, D, parent, Y0), 5)
-    print(f"component log-likelihoods ({n} rows): cython {t_c * 1e3:8.3f} ms  "
-          f"numpy {t_n * 1e3:8.3f} ms  ratio {t_n / t_c:6.1f}x")
+    out = _harness.compare(f"component log-likelihoods ({n} rows)",
+                           lambda: _mixture.component_loglik(A, D, parent, Y0),
+                           lambda: _mixture.component_loglik_numpy(A, D, parent, Y0),
+                           labels=("cython", "numpy"), **timing)
+    assert np.allclose(out.results["cython"], out.results["numpy"])
 
 
-def bench_mc(dataset):
+def bench_mc(dataset, timing):
     from sklearn.model_selection import train_test_split
     from sklearn.preprocessing import StandardScaler
 
@@ -81,28 +73,27 @@ def bench_mc(dataset):
     scaler = StandardScaler(with_mean=not hasattr(Xtr, "tocsr")).fit(Xtr)
     Xtr, Xte = scaler.transform(Xtr), scaler.transform(Xte)
     for method in ("sc", "mc"):
-        est = make(method, random_state=0)
-        t = time.perf_counter()
-        est.fit(Xtr, Ytr)
-        fit_s = time.perf_counter() - t
-        t = time.perf_counter()
-        P = est.predict(Xte)
-        pred_s = time.perf_counter() - t
+        fit = _harness.measure(f"{method} on {name}: fit", lambda: make(method, random_state=0)
+                               .fit(Xtr, Ytr), label="fit", **timing)
+        est = fit.results["fit"]
+        pred = _harness.measure(f"{method} on {name}: predict", lambda: est.predict(Xte),
+                                label="predict", **timing)
         info = getattr(est, "fit_info_", {})
-        print(f"{method} on {name}: fit {fit_s:7.2f} s  predict {pred_s:6.3f} s  "
-              f"exact match {np.mean((P == Yte).all(axis=1)):.3f}  "
+        print(f"   exact match {np.mean((pred.results['predict'] == Yte).all(axis=1)):.3f}  "
               f"components {info.get('n_components', 1)}")
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = _harness.parser(__doc__, repeats=3)
     ap.add_argument("--rows", type=int, default=500)
     ap.add_argument("--labels", type=int, default=10)
     ap.add_argument("--components", type=int, default=3)
     ap.add_argument("--dataset", default="emotions")
     args = ap.parse_args()
-    bench_kernels(args.rows, args.labels, args.components)
-    bench_mc(args.dataset)
+    timing = _harness.timing(args)
+    bench_kernels(50 if args.quick else args.rows, args.labels, args.components, timing)
+    if not args.quick:
+        bench_mc(args.dataset, timing)
 
 
 if __name__ == "__main__":

@@ -16,10 +16,13 @@ objective, and the CPU ratio against the current fit.  A fit stopped by the cap 
 objective: its time is a lower bound of what convergence would take.
 
 Each dataset starts with an untimed 3-iteration fit, so that no variant pays the process's
-warm-up (measured: the first fit of a process took up to twice as long as the same fit repeated).
+warm-up (measured: the first fit of a process took up to twice as long as the same fit repeated);
+``--warmup`` (default 0 here) adds whole untimed fits of every variant.  Every time goes through
+benchmarks/_harness.py: the variants interleaved and repeated equally (``--repeats``, default 3; 15
+for ``--objective`` and ``--two-loop``), one thread, CPU and wall medians and their ratio.
 
-``--objective``: instead, one objective-and-gradient evaluation at a random point (median of 15,
-milliseconds), current against previous, and whether the two give the same value and the same
+``--objective``: instead, one objective-and-gradient evaluation at a random point (milliseconds),
+current against previous, and whether the two give the same value and the same
 gradient bit for bit (the previous one's edge part transposed to the current layout).
 
 ``--whole``: instead, the whole ``mlcrf`` fit of an mc cell (``C="cv"``: the internal 3-fold
@@ -30,16 +33,16 @@ layout changes, so it takes a slightly different path to the same tolerance).
 
 ``--two-loop``: instead, one L-BFGS direction (ten stored pairs, the preconditioned form) at the
 size of the dataset's parameter vector, by the kernel and by the NumPy recursion: milliseconds per
-direction (median of 15) and their largest difference relative to the direction's largest entry.
+direction and their largest difference relative to the direction's largest entry.
 """
 from __future__ import annotations
 
-import argparse
 import subprocess
-import time
 import types
 from pathlib import Path
 from unittest import mock
+
+import _harness
 
 import numpy as np
 import scipy.sparse as sp
@@ -101,9 +104,8 @@ def lbfgsb(X, Y, C, max_iter):
     return res.fun, res.nit, res.success
 
 
-def run(name, C, max_iter, skip=()):
+def run(name, C, max_iter, timing, skip=()):
     X, Y = training_part(name)
-    rows = {}
     prev = previous_mlcrf()
 
     def ours(precondition, edge_blocks, fit=fit_pseudo_likelihood):
@@ -111,57 +113,49 @@ def run(name, C, max_iter, skip=()):
         return res.fun, res.nit, res.success
 
     fit_pseudo_likelihood(X, Y, C, max_iter=3)       # untimed: no variant pays the warm-up
-    variants = [("current", lambda: ours(True, True))]
+    variants = {"current": lambda: ours(True, True)}
     if prev is not None:
-        variants.append(("previous", lambda: ours(True, True, prev.fit_pseudo_likelihood)))
-    variants += [("dense edge products", lambda: ours(True, False)),
-                 ("plain loop", lambda: ours(False, False)),
-                 ("scipy L-BFGS-B", lambda: lbfgsb(X, Y, C, max_iter))]
-    for label, fn in variants:
-        if label in skip:
-            continue
-        t = time.process_time()
-        f, nit, ok = fn()
-        rows[label] = (time.process_time() - t, nit, ok, f)
-    base = rows["current"][0]
+        variants["previous"] = lambda: ours(True, True, prev.fit_pseudo_likelihood)
+    variants.update({"dense edge products": lambda: ours(True, False),
+                     "plain loop": lambda: ours(False, False),
+                     "scipy L-BFGS-B": lambda: lbfgsb(X, Y, C, max_iter)})
     card = Y.sum(axis=1).mean()
-    print(f"{name}: {X.shape[0]} rows x {X.shape[1]} features{' (sparse)' if sp.issparse(X) else ''}, "
-          f"{Y.shape[1]} labels ({card:.2f} per row), C = {C}, cap {max_iter}")
-    for label, (cpu, nit, ok, f) in rows.items():
-        print(f"  {label:19s} {cpu:8.2f} CPU s  {nit:4d} iterations  {'converged' if ok else 'capped   '}  "
-              f"objective {f:.4f}  CPU ratio {cpu / base:5.2f}x")
+    out = _harness.compare_many(
+        f"{name}: {X.shape[0]} rows x {X.shape[1]} features{' (sparse)' if sp.issparse(X) else ''}, "
+        f"{Y.shape[1]} labels ({card:.2f} per row), C = {C}, cap {max_iter}: one fit",
+        {k: v for k, v in variants.items() if k not in skip}, **timing)
+    for label, (f, nit, ok) in out.results.items():
+        print(f"   {label:19s} {nit:4d} iterations  {'converged' if ok else 'capped   '}  "
+              f"objective {f:.4f}")
 
 
-def run_whole(name, skip=()):
+def run_whole(name, timing, skip=()):
     X, Y, Xt, Yt = training_part(name, test=True)
-    blocks = mlcrf.label_blocks
     prev = previous_mlcrf()
     PairwiseCRF(C=1.0, max_iter=3).fit(X, Y)         # untimed: no variant pays the warm-up
-    out = {}
-    for label in ("current", "previous", "dense edge products"):
-        if label in skip or (label == "previous" and prev is None):
-            continue
-        if label == "dense edge products":
-            mlcrf.label_blocks = lambda *a: None
-        try:
-            model = prev.PairwiseCRF if label == "previous" else PairwiseCRF
-            t = time.process_time()
-            m = model(random_state=0).fit(X, Y)
-            cpu = time.process_time() - t
-        finally:
-            mlcrf.label_blocks = blocks
-        out[label] = (cpu, m.fit_info_, m.predict(Xt))
-    base, _, P0 = out["current"]
-    print(f"{name}: whole mlcrf fit (C='cv'), {X.shape[0]} rows x {X.shape[1]} features, {Y.shape[1]} labels; "
-          f"predictions of the {Xt.shape[0]}-row test fold")
-    for label, (cpu, info, P) in out.items():
+
+    def dense():
+        with mock.patch.object(mlcrf, "label_blocks", lambda *a: None):
+            return PairwiseCRF(random_state=0).fit(X, Y)
+
+    variants = {"current": lambda: PairwiseCRF(random_state=0).fit(X, Y)}
+    if prev is not None:
+        variants["previous"] = lambda: prev.PairwiseCRF(random_state=0).fit(X, Y)
+    variants["dense edge products"] = dense
+    out = _harness.compare_many(
+        f"{name}: whole mlcrf fit (C='cv'), {X.shape[0]} rows x {X.shape[1]} features, "
+        f"{Y.shape[1]} labels", {k: v for k, v in variants.items() if k not in skip}, **timing)
+    P0 = out.results["current"].predict(Xt)
+    print(f"   predictions of the {Xt.shape[0]}-row test fold:")
+    for label, m in out.results.items():
+        info, P = m.fit_info_, m.predict(Xt)
         losses = ", ".join(f"{v:.4f}" for v in info["cv_loss"])
-        print(f"  {label:19s} {cpu:8.2f} CPU s  C = {info['C']:g}  held-out losses [{losses}]  "
-              f"final fit {info['lbfgs_iterations']} iterations  test label flips vs current "
-              f"{int((np.asarray(P) != np.asarray(P0)).sum())} of {P0.size}  CPU ratio {cpu / base:5.2f}x")
+        print(f"   {label:19s} C = {info['C']:g}  held-out losses [{losses}]  final fit "
+              f"{info['lbfgs_iterations']} iterations  test label flips vs current "
+              f"{int((np.asarray(P) != np.asarray(P0)).sum())} of {P0.size}")
 
 
-def run_objective(name, reps=15):
+def run_objective(name, timing):
     X, Y = training_part(name)
     prev = previous_mlcrf()
     if prev is None:
@@ -174,26 +168,22 @@ def run_objective(name, reps=15):
     Wt, b, U, c = unpack(theta, L, m)
     theta_prev = np.concatenate([Wt.ravel(), b, U.T.ravel(), c])   # the previous layout
     reg = (np.full(L, 100.0), np.full(P, 100.0), 1.0)
-    out = {}
-    for label, module, th in (("current", mlcrf, theta), ("previous", prev, theta_prev)):
-        args = (X, Y, I, J, *reg, module.label_blocks(X, Y, I, J))
-        module.pseudo_loglik_and_grad(th, *args)
-        times = []
-        for _ in range(reps):
-            t = time.process_time()
-            f, g = module.pseudo_loglik_and_grad(th, *args)
-            times.append(time.process_time() - t)
-        out[label] = (1e3 * float(np.median(times)), f, g)
-    gW, gb, gU, gc = prev.unpack(out["previous"][2], L, m)
+    args = {label: (X, Y, I, J, *reg, module.label_blocks(X, Y, I, J))
+            for label, module in (("current", mlcrf), ("previous", prev))}
+    out = _harness.compare(
+        f"{name}: objective and gradient over {theta.size:,} parameters "
+        f"({'label blocks' if args['current'][-1] is not None else 'dense edge products'})",
+        lambda: mlcrf.pseudo_loglik_and_grad(theta, *args["current"]),
+        lambda: prev.pseudo_loglik_and_grad(theta_prev, *args["previous"]),
+        labels=("current", "previous"), **timing)
+    (f_cur, g_cur), (f_prev, g_prev) = out.results["current"], out.results["previous"]
+    gW, gb, gU, gc = prev.unpack(g_prev, L, m)
     g_prev = np.concatenate([gW.ravel(), gb, gU.T.ravel(), gc])
-    same = out["current"][1] == out["previous"][1] and np.array_equal(out["current"][2], g_prev)
-    print(f"{name}: objective and gradient over {theta.size:,} parameters "
-          f"({'label blocks' if args[-1] is not None else 'dense edge products'}): current "
-          f"{out['current'][0]:.1f} ms, previous {out['previous'][0]:.1f} ms, ratio "
-          f"{out['previous'][0] / out['current'][0]:.2f}x, bit-identical: {same}")
+    same = f_cur == f_prev and np.array_equal(g_cur, g_prev)
+    print(f"   bit-identical: {same}")
 
 
-def run_two_loop(name, memory=10, reps=15):
+def run_two_loop(name, timing, memory=10):
     X, Y = training_part(name)
     L = Y.shape[1]
     n = len(used_features(X)) * (L + L * (L - 1) // 2) + L + L * (L - 1) // 2
@@ -203,22 +193,17 @@ def run_two_loop(name, memory=10, reps=15):
     sy = np.einsum("ij,ij->i", S, Yd)
     order = np.arange(1, memory + 1, dtype=np.intp)            # a ring that has wrapped once
     g, d_inv = rng.randn(n), rng.rand(n) + 0.5
-    out = {}
-    for label, fn in (("kernel", _lbfgs.two_loop), ("numpy", _lbfgs.two_loop_numpy)):
-        times = []
-        for _ in range(reps):
-            t = time.process_time()
-            d = fn(g, S, Yd, sy, order, d_inv, np.empty(n))
-            times.append(time.process_time() - t)
-        out[label] = (1e3 * float(np.median(times)), d)
-    diff = np.abs(out["kernel"][1] - out["numpy"][1]).max() / np.abs(out["numpy"][1]).max()
-    print(f"{name}: one direction over {n:,} parameters, {memory} pairs: kernel {out['kernel'][0]:.1f} ms, "
-          f"numpy {out['numpy'][0]:.1f} ms, ratio {out['numpy'][0] / out['kernel'][0]:.2f}x, "
-          f"largest relative difference {diff:.1e}")
+    out = _harness.compare(
+        f"{name}: one L-BFGS direction over {n:,} parameters, {memory} pairs",
+        lambda: _lbfgs.two_loop(g, S, Yd, sy, order, d_inv, np.empty(n)),
+        lambda: _lbfgs.two_loop_numpy(g, S, Yd, sy, order, d_inv, np.empty(n)),
+        labels=("kernel", "numpy"), **timing)
+    d_k, d_n = out.results["kernel"], out.results["numpy"]
+    print(f"   largest relative difference {np.abs(d_k - d_n).max() / np.abs(d_n).max():.1e}")
 
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser()
+    ap = _harness.parser(__doc__, repeats=None, warmup=0)
     ap.add_argument("--datasets", default="enron")
     ap.add_argument("--C", type=float, default=0.01)
     ap.add_argument("--max-iter", type=int, default=500)
@@ -227,13 +212,18 @@ if __name__ == "__main__":
     ap.add_argument("--two-loop", action="store_true", help="time one L-BFGS direction, kernel against NumPy")
     ap.add_argument("--objective", action="store_true", help="time one objective and gradient, against previous")
     a = ap.parse_args()
+    if a.repeats is None:
+        a.repeats = 15 if a.two_loop or a.objective else 3
+    if a.quick:
+        a.datasets, a.max_iter = "emotions", 5
+    timing = _harness.timing(a)
     for name in a.datasets.split(","):
         skip = [s.strip() for s in a.skip.split(",") if s.strip()]
         if a.two_loop:
-            run_two_loop(name)
+            run_two_loop(name, timing)
         elif a.objective:
-            run_objective(name)
+            run_objective(name, timing)
         elif a.whole:
-            run_whole(name, skip=skip)
+            run_whole(name, timing, skip=skip)
         else:
-            run(name, a.C, a.max_iter, skip=skip)
+            run(name, a.C, a.max_iter, timing, skip=skip)

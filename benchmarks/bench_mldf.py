@@ -9,15 +9,16 @@ confidences (O(n) log-space version against the direct O(n^2) formulas).
 
 The fit uses the mldf protocol's first split (50/50 holdout, seed 0) and the registered parameters;
 it prints the test value of each measure from the cascade grown for it, and wall and CPU
-(process) time: on a shared machine the CPU time is the better estimate of the work.  ``--compare``
+time: on a shared machine the CPU time is the better estimate of the work.  Every time goes through
+benchmarks/_harness.py (the sides interleaved and repeated equally after a warm-up, one thread;
+medians and their ratio).  ``--compare``
 checks that the separate fits give the same test probabilities (they must: same seeds, same trees).
 The confidences are timed on matrices of each dataset's training shape (rows x labels) and on a
 CAL500-shaped one (251 x 174); both versions are checked to agree.
 """
 from __future__ import annotations
 
-import argparse
-import time
+import _harness
 
 import numpy as np
 
@@ -30,28 +31,20 @@ SHORT = {"hl": "hamming_loss", "oe": "one_error", "cov": "coverage", "rl": "rank
 METRIC_COLUMN = {"coverage": "coverage_normalized"}
 
 
-def best_time(fn, repeats):
-    best, out = np.inf, None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, out
-
-
-def bench_confidences(shapes, repeats):
+def bench_confidences(shapes, timing):
     print("\nTable 2 confidences: log-space O(n) (vectorised) vs direct O(n^2) NumPy, same matrices")
-    print(f"{'shape':>12} {'measure':>18} {'fast ms':>10} {'direct ms':>10} {'ratio':>8} {'max rel err':>12}")
     rng = np.random.default_rng(0)
     for name, (m, L) in shapes.items():
         P = rng.random((m, L))
         for measure in ("coverage", "ranking_loss", "average_precision", "macro_auc"):
-            t_fast, fast = best_time(lambda: log_confidence(P, measure), repeats)
-            t_ref, ref = best_time(lambda: confidence_reference(P, measure), 1)
+            out = _harness.compare(f"{name} {m}x{L} {measure}",
+                                   lambda: log_confidence(P, measure),
+                                   lambda: confidence_reference(P, measure),
+                                   labels=("log-space", "direct"), **timing)
+            fast, ref = out.results["log-space"], out.results["direct"]
             ok = ref > 1e-300  # the direct products underflow to 0 on long vectors
             err = np.max(np.abs(np.exp(fast[ok]) - ref[ok]) / ref[ok]) if ok.any() else float("nan")
-            print(f"{name + ' ' + str(m) + 'x' + str(L):>12} {measure:>18} {t_fast * 1e3:10.2f} "
-                  f"{t_ref * 1e3:10.1f} {t_ref / t_fast:8.0f} {err:12.1e}"
+            print(f"   max relative error {err:.1e}"
                   + ("" if ok.all() else f"  ({(~ok).sum()} of {ok.size} direct values underflow "
                                          "to 0)"))
             axis = MEASURE_AXIS[measure]
@@ -82,8 +75,8 @@ def test_value(metric_name, Y, P):
     return metric(Y, (P > 0.5).astype(int) if metric.needs == "predictions" else P)
 
 
-def bench_fits(datasets, measures, compare, max_layers):
-    """One ``mldf`` fit (all measures, shared layers) per dataset; with ``compare``, also the
+def bench_fits(datasets, measures, compare, max_layers, timing):
+    """One ``mldf`` fit (all measures, shared layers) per dataset; with ``compare``, against the
     separate per-measure fits (the mldf-* variants, as the protocol ran them before) in the same
     run, checked to give identical test probabilities."""
     names = [SHORT[m] for m in measures]
@@ -93,55 +86,55 @@ def bench_fits(datasets, measures, compare, max_layers):
           + (f", max_layers {max_layers}" if max_layers else "") + ")")
     for name in datasets:
         Xtr, Ytr, Xte, Yte = first_split(name)
-        est = registry.make("mldf", random_state=0, measures=names, **extra)
-        start, cpu = time.perf_counter(), time.process_time()
-        est.fit(Xtr, Ytr)
-        fit_s, fit_cpu = time.perf_counter() - start, time.process_time() - cpu
-        start = time.perf_counter()
-        own = est.measure_outputs(Xte)
-        pred_s = time.perf_counter() - start
+
+        def one_fit():
+            return registry.make("mldf", random_state=0, measures=names, **extra).fit(Xtr, Ytr)
+
+        def separate_fits():
+            return [registry.make(f"mldf-{short}", random_state=0, **extra).fit(Xtr, Ytr)
+                    for short in measures]
+
+        sides = {"one mldf fit": one_fit}
+        if compare:
+            sides["separate fits (before)"] = separate_fits
+        out = _harness.compare_many(f"{name}: fit, {len(measures)} measures", sides, **timing)
+        est = out.results["one mldf fit"]
+        pred = _harness.measure(f"{name}: predict every measure's outputs",
+                                lambda: est.measure_outputs(Xte), label="predict", **timing)
+        own = pred.results["predict"]
         info = est.fit_info_
         n_forests = len({id(f) for layers in est.branches_.values() for lay in layers
                          for f in lay["forests"]})
-        print(f"{name}: one mldf fit {fit_s:.1f} s, CPU {fit_cpu:.1f} s (predict {pred_s:.2f} s); "
-              "out-of-fold layer "
-              f"computations {info['layer_fits']} (separate fits: {info['layer_fits_separate']}); "
-              f"{n_forests} forests kept; peak RSS so far {peak_rss_mb():.0f} MB")
+        print(f"   out-of-fold layer computations {info['layer_fits']} (separate fits: "
+              f"{info['layer_fits_separate']}); {n_forests} forests kept; peak RSS so far "
+              f"{peak_rss_mb():.0f} MB")
         print(f"{'measure':>20} {'kept':>5} {'grown':>6} {'test value':>10}")
         for col in columns:
             print(f"{col:>20} {info['layers'][col]:5d} {info['layers_grown'][col]:6d} "
                   f"{test_value(col, Yte, own[col]['scores']):10.4f}")
-        if not compare:
-            continue
-        total, total_cpu, same = 0.0, 0.0, True
-        for short, col in zip(measures, columns):
-            single = registry.make(f"mldf-{short}", random_state=0, **extra)
-            start, cpu = time.perf_counter(), time.process_time()
-            single.fit(Xtr, Ytr)
-            total += time.perf_counter() - start
-            total_cpu += time.process_time() - cpu
-            same &= np.array_equal(single.predict_proba(Xte), own[col]["scores"])
-        print(f"{name}: {len(measures)} separate single-measure fits (before) "
-              f"{total:.1f} s, CPU {total_cpu:.1f} s; one mldf fit (after) {fit_s:.1f} s, CPU "
-              f"{fit_cpu:.1f} s; ratio {total / fit_s:.2f} (CPU {total_cpu / fit_cpu:.2f}); "
-              f"identical test probabilities: {'yes' if same else 'NO'}", flush=True)
+        if compare:
+            same = all(np.array_equal(single.predict_proba(Xte), own[col]["scores"])
+                       for single, col in zip(out.results["separate fits (before)"], columns))
+            print(f"   identical test probabilities: {'yes' if same else 'NO'}", flush=True)
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = _harness.parser(__doc__, repeats=3)
     ap.add_argument("--datasets", default="yeast,scene")
     ap.add_argument("--measures", default="hl,oe,cov,rl,ap,auc")
     ap.add_argument("--no-fit", action="store_true", help="time the confidences only")
     ap.add_argument("--compare", action="store_true",
                     help="also time the separate per-measure fits (mldf-hl, ..., mldf-auc)")
     ap.add_argument("--max-layers", type=int, default=None, help="T (default: the paper's 20)")
-    ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
-    bench_confidences({"yeast": (1208, 14), "scene": (1203, 6), "cal500": (251, 174)},
-                      args.repeats)
+    timing = _harness.timing(args)
+    shapes = {"yeast": (1208, 14), "scene": (1203, 6), "cal500": (251, 174)}
+    if args.quick:
+        shapes, args.no_fit = {"small": (50, 5)}, True
+    bench_confidences(shapes, timing)
     if not args.no_fit:
         bench_fits(args.datasets.split(","), args.measures.split(","), args.compare,
-                   args.max_layers)
+                   args.max_layers, timing)
 
 
 if __name__ == "__main__":

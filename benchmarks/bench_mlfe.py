@@ -23,12 +23,15 @@ included), and ``eigen``, B kept in K's eigenbasis, two products with Q per step
 eigendecomposition included).  Printed: CPU seconds, ratios, steps, and against each earlier form
 the largest relative difference of the objectives and how many outputs change sign over the 60
 solutions.
+
+Every time goes through benchmarks/_harness.py (the sides interleaved and repeated equally after a
+warm-up, one thread; CPU and wall medians and their ratio).
 """
 from __future__ import annotations
 
-import argparse
-import time
 import warnings
+
+import _harness
 
 import numpy as np
 import scipy.linalg as la
@@ -102,7 +105,7 @@ def _inverse(part, beta1, cache):
     return cache[beta1]
 
 
-def bench_msvr(name, n_rows):
+def bench_msvr(name, n_rows, timing):
     """The protocol's whole tuning grid (60 triples, beta1 fastest, each solve warm-started from
     the previous one, as MLFE.fit runs it) on one part: now (the Cholesky factors included)
     against the dense inverses (their computation included) and K's eigenbasis (the
@@ -134,21 +137,21 @@ def bench_msvr(name, n_rows):
             out.append((B, b, n))
         return out
 
-    results = {form: cpu(lambda: run(form)) for form in ("now", "inverse", "eigen")}
-    new, t_now = results["now"]
-    cells = [f"{name:12s} {X.shape[0]:6d} x {Y.shape[1]:4d} {len(grid):7d} {t_now:7.1f}"]
+    out = _harness.compare_many(
+        f"{name} msvr, {X.shape[0]} rows x {Y.shape[1]} labels, the {len(grid)}-triple grid",
+        {form: (lambda f=form: run(f)) for form in ("now", "inverse", "eigen")}, **timing)
+    new = out.results["now"]
     for form in ("inverse", "eigen"):
-        old, t_old = results[form]
+        old = out.results[form]
         diff, flips = 0.0, 0
         for betas, (B0, b0, _), (B1, b1, _) in zip(grid, old, new):
             v0 = mlfe.msvr_objective(part.K, part.U, B0, b0, *betas, 1e-3)[0]
             v1 = mlfe.msvr_objective(part.K, part.U, B1, b1, *betas, 1e-3)[0]
             diff = max(diff, abs(v1 - v0) / abs(v0))
             flips += int((np.sign(part.K @ B0 + b0) != np.sign(part.K @ B1 + b1)).sum())
-        steps = sum(n for _, _, n in old)
-        cells.append(f"{t_old:7.1f} {t_old / t_now:6.2f}x {steps:6d} {diff:9.1e} {flips:5d}")
-    steps = sum(n for _, _, n in new)
-    print(" ".join(cells) + f" {steps:6d}", flush=True)
+        print(f"   {form}: {sum(n for _, _, n in old)} steps, largest relative objective "
+              f"difference {diff:.1e}, {flips} sign flips")
+    print(f"   now: {sum(n for _, _, n in new)} steps", flush=True)
 
 
 def _sklearn_rows(Z, lams, rows, cap, fallback):
@@ -168,13 +171,7 @@ def _sklearn_rows(Z, lams, rows, cap, fallback):
     return W
 
 
-def cpu(fn):
-    t = time.process_time()
-    out = fn()
-    return out, time.process_time() - t
-
-
-def bench(name, n_rows):
+def bench(name, n_rows, timing):
     ds = load_dataset(name)
     X = sp.csr_matrix(ds.X, dtype=float)
     X = X[: X.shape[0] // 2]
@@ -188,36 +185,30 @@ def bench(name, n_rows):
     lams = np.zeros(m)
     rows = np.arange(min(n_rows, m))
     lams[rows] = LAMBDA_RATIO * A.max(axis=1)[rows]
-    now, t_now = cpu(lambda: sparse_reconstruction(X, mean=mu, scale=sd, rows=rows))
-    before, t_before = cpu(lambda: _sklearn_rows(Z, lams, rows, 500, True))
-    exact, t_exact = cpu(lambda: _sklearn_rows(Z, lams, rows, 100000, False))
-    bad = {k: int(lasso_kkt_violations(Z, W, lams)[rows].sum())
-           for k, W in (("now", now), ("before", before), ("sklearn", exact))}
-    n = len(rows)
-    print(f"{name:12s} {m:6d} x {d:5d} {n:5d} {1000 * t_now / n:8.1f} {1000 * t_before / n:8.1f} "
-          f"{1000 * t_exact / n:8.1f} {t_before / t_now:8.1f}x {t_exact / t_now:8.1f}x "
-          f"{bad['now']:6d} {bad['before']:6d} {bad['sklearn']:6d}", flush=True)
+    out = _harness.compare_many(
+        f"{name} step 1, dictionary {m} x {d}, {len(rows)} rows",
+        {"now": lambda: sparse_reconstruction(X, mean=mu, scale=sd, rows=rows),
+         "before": lambda: _sklearn_rows(Z, lams, rows, 500, True),
+         "sklearn": lambda: _sklearn_rows(Z, lams, rows, 100000, False)}, **timing)
+    bad = {k: int(lasso_kkt_violations(Z, W, lams)[rows].sum()) for k, W in out.results.items()}
+    print(f"   rows breaking the lasso's optimality conditions: now {bad['now']}, before "
+          f"{bad['before']}, sklearn {bad['sklearn']}", flush=True)
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = _harness.parser(__doc__, repeats=3)
     ap.add_argument("--datasets", default="cal500,yeast,scene,image,enron,corel16k-s1")
     ap.add_argument("--rows", type=int, default=None)
     ap.add_argument("--msvr", action="store_true", help="time step 3 instead of step 1")
     args = ap.parse_args()
-    if args.msvr:
-        head = " ".join(f"{form + ' s':>7s} {'ratio':>7s} {'steps':>6s} {'obj diff':>9s} "
-                        f"{'flips':>5s}" for form in ("inverse", "eigen"))
-        print(f"{'dataset':12s} {'rows x labels':>13s} {'triples':>7s} {'now s':>7s} {head} "
-              f"{'steps':>6s}")
-        for name in filter(None, args.datasets.split(",")):
-            bench_msvr(name, args.rows or 2000)
-        return
-    print(f"{'':33s} {'CPU ms per row':>26s} {'ratio':>19s} {'rows breaking the KKT':>22s}")
-    print(f"{'dataset':12s} {'dictionary':>14s} {'rows':>5s} {'now':>8s} {'before':>8s} {'sklearn':>8s} "
-          f"{'vs before':>9s} {'vs sklearn':>9s} {'now':>6s} {'before':>6s} {'sklearn':>6s}")
+    timing = _harness.timing(args)
+    if args.quick:
+        args.datasets, args.rows = "emotions", 8
     for name in filter(None, args.datasets.split(",")):
-        bench(name, args.rows or 64)
+        if args.msvr:
+            bench_msvr(name, args.rows or 2000, timing)
+        else:
+            bench(name, args.rows or 64, timing)
 
 
 if __name__ == "__main__":

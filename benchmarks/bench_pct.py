@@ -18,11 +18,13 @@ against the same kernel sorting every node by introsort (the previous implementa
 and at depth 6, on the first half of each dataset (dense float32, as MLDF gives it); all three
 fits are checked to give the same predictions bit for bit.  ``--extra N`` appends N uniform
 columns (the kind of continuous outputs MLDF's layers append to X).
+
+Every time goes through benchmarks/_harness.py (the sides interleaved and repeated equally after a
+warm-up, one thread; CPU and wall medians and their ratio).
 """
 from __future__ import annotations
 
-import argparse
-import time
+import _harness
 
 import numpy as np
 import scipy.sparse as sp
@@ -30,12 +32,6 @@ import scipy.sparse as sp
 from mlbench.data import load_dataset
 from mlbench.methods.trees import fast_pct
 from mlbench.methods.trees.pct import CompactForest, make_forest
-
-
-def cpu(fn):
-    t = time.process_time()
-    out = fn()
-    return out, time.process_time() - t
 
 
 def introsort_only(fit):
@@ -60,9 +56,7 @@ def scipy_leaf_values(forest):
     return out
 
 
-def fit_speed(names, trees, extra):
-    print(f"{'dataset':12s} {'forest':7s} {'depth':>5s} {'mlbench s':>10s} {'before s':>9s} "
-          f"{'sklearn s':>10s} {'vs before':>9s} {'vs sklearn':>10s}  same")
+def fit_speed(names, trees, extra, timing):
     for name in names:
         ds = load_dataset(name)
         X = ds.X.toarray() if hasattr(ds.X, "toarray") else np.asarray(ds.X)
@@ -80,27 +74,29 @@ def fit_speed(names, trees, extra):
                     return make_forest("variance", randomization, fast=fast, **kw).fit(X[:half],
                                                                                        Y[:half])
 
-                now, t_now = cpu(fit)
-                before, t_before = cpu(lambda: introsort_only(fit))
-                ref, t_ref = cpu(lambda: fit(fast=False))
-                p = now.predict(X[half:])
-                same = (np.array_equal(p, before.predict(X[half:]))
-                        and np.array_equal(p, ref.predict(X[half:])))
-                print(f"{name:12s} {randomization:7s} {str(depth):>5s} {t_now:10.2f} "
-                      f"{t_before:9.2f} {t_ref:10.2f} {t_before / t_now:8.2f}x "
-                      f"{t_ref / t_now:9.1f}x  {same}", flush=True)
+                out = _harness.compare_many(
+                    f"{name} {randomization} forest, depth {depth}, {trees} trees: fit",
+                    {"mlbench": fit, "introsort only": lambda: introsort_only(fit),
+                     "scikit-learn": lambda: fit(fast=False)}, **timing)
+                p = out.results["mlbench"].predict(X[half:])
+                same = all(np.array_equal(p, out.results[k].predict(X[half:]))
+                           for k in ("introsort only", "scikit-learn"))
+                print(f"   same predictions {same}", flush=True)
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = _harness.parser(__doc__, repeats=3)
     ap.add_argument("--datasets", default=None)
     ap.add_argument("--trees", type=int, default=None)
     ap.add_argument("--fit", action="store_true", help="time the fits instead of memory/predict")
     ap.add_argument("--extra", type=int, default=0, help="--fit: uniform columns appended to X")
     args = ap.parse_args()
+    timing = _harness.timing(args)
+    if args.quick:
+        args.datasets, args.trees = "emotions", 2
     if args.fit:
         fit_speed(filter(None, (args.datasets or "yeast,corel16k-s1").split(",")), args.trees or 10,
-                  args.extra)
+                  args.extra, timing)
         return
     args.trees = args.trees or 100
     for name in filter(None, (args.datasets or "corel5k,enron").split(",")):
@@ -111,23 +107,21 @@ def main():
         forest.fit(X[:half], Y[:half])
         sk_bytes = sum(e.tree_.__getstate__()["nodes"].nbytes + e.tree_.value.nbytes
                        for e in forest.estimators_)
-        t = time.perf_counter()
-        ref = forest.predict(X[half:])
-        t_sk = time.perf_counter() - t
         compact = CompactForest(forest)
-        t = time.perf_counter()
-        got = compact.predict(X[half:])
-        t_c = time.perf_counter() - t
         print(f"{name:10s} L={Y.shape[1]:3d} {args.trees} trees  scikit-learn {sk_bytes / 2**20:8.1f} MB  "
-              f"compact {compact.nbytes() / 2**20:6.1f} MB ({sk_bytes / compact.nbytes():5.1f}x less)  "
-              f"predict s {t_sk:.2f} vs {t_c:.2f} (ratio {t_sk / t_c:.2f}x)  identical "
-              f"{np.array_equal(ref, got)}", flush=True)
-        _, t_build = cpu(lambda: CompactForest(forest))
-        before, t_before = cpu(lambda: scipy_leaf_values(forest))
+              f"compact {compact.nbytes() / 2**20:6.1f} MB ({sk_bytes / compact.nbytes():5.1f}x less)")
+        out = _harness.compare(f"{name}: predict", lambda: compact.predict(X[half:]),
+                               lambda: forest.predict(X[half:]),
+                               labels=("compact", "scikit-learn"), **timing)
+        print(f"   identical {np.array_equal(out.results['compact'], out.results['scikit-learn'])}",
+              flush=True)
+        out = _harness.compare(f"{name}: building the compact form's leaf vectors",
+                               lambda: CompactForest(forest), lambda: scipy_leaf_values(forest),
+                               labels=("kernel", "scipy conversion"), **timing)
+        compact, before = out.results["kernel"], out.results["scipy conversion"]
         same = all(np.array_equal(a.indptr, b.indptr) and np.array_equal(a.indices, b.indices)
                    and np.array_equal(a.data, b.data) for a, b in zip(compact.leaf_values, before))
-        print(f"{'':10s} compact build CPU s {t_build:.2f} against {t_before:.2f} with scipy's conversion "
-              f"(ratio {t_before / t_build:.2f}x)  same leaf arrays {same}", flush=True)
+        print(f"   same leaf arrays {same}", flush=True)
 
 
 if __name__ == "__main__":

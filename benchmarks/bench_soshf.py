@@ -27,16 +27,18 @@ the Cython builder from presorted columns (bit sets off), its path before.  Ense
 ``--sparse-backend enron`` fits sf-h-cs with ``backend="cython"`` and the opt-in
 ``backend="sparse"`` (Hellinger nodes on their nonzero columns) in the same run and prints both
 fit times and test macro-AUCs (the two agree to rounding per node, not bit for bit).
+
+Every time goes through benchmarks/_harness.py: the sides of a comparison are interleaved, repeated
+equally after a warm-up, on one thread; CPU and wall medians and their ratio.  ``--all-splits`` is
+one parallel run (``--repeats`` 1 and no warm-up: it is a wall time, not a ratio).
 """
 from __future__ import annotations
 
-import argparse
-import time
+import _harness
 
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.metrics import roc_auc_score
-from threadpoolctl import threadpool_limits
 
 from mlbench.data.load import load_dataset
 from mlbench.data.preprocess import Pipeline, take_rows
@@ -57,10 +59,8 @@ def prepared(name, protocol, which=None):
     return out
 
 
-def timed_fit(X, Y, **kw):
-    t = time.perf_counter()
-    model = StructuredForest(split="hellinger", cost_sensitive=True, random_state=0, **kw).fit(X, Y)
-    return model, time.perf_counter() - t
+def fit(X, Y, **kw):
+    return StructuredForest(split="hellinger", cost_sensitive=True, random_state=0, **kw).fit(X, Y)
 
 
 #: (method, reference-path parameters) for --protocol-methods; "presorted" = COCOA without bit sets
@@ -79,49 +79,50 @@ REFERENCE_PATHS = (
 
 
 def _run_method(name, params, X, Y, Xt):
-    """(seconds, outputs) of fit + predict + scores, as the runner's cell does."""
+    """The outputs of fit + predict + scores, as the runner's cell does."""
     from mlbench.experiment.outputs import method_scores
     from mlbench.methods import registry
 
-    t = time.perf_counter()
     model = registry.make(name, random_state=7, **params).fit(X, Y)
-    out = [np.asarray(model.predict(Xt)), method_scores(model, Xt, Xt.shape[0], Y.shape[1], name),
-           np.asarray(getattr(model, "threshold_", 0.0))]
-    return time.perf_counter() - t, out
+    return [np.asarray(model.predict(Xt)), method_scores(model, Xt, Xt.shape[0], Y.shape[1], name),
+            np.asarray(getattr(model, "threshold_", 0.0))]
 
 
-def protocol_methods(names, protocol, scale):
+def protocol_methods(names, protocol, scale, timing):
     from unittest import mock
 
     from sklearn.tree import DecisionTreeClassifier
 
     from mlbench.methods.transformation import cocoa, fast_tree
 
+    def presorted(method, params, X, Y, Xt):
+        with mock.patch.object(cocoa, "two_valued_columns", lambda X: None), \
+                mock.patch.object(fast_tree, "two_valued_columns", lambda X: None):
+            return _run_method(method, params, X, Y, Xt)
+
     entries = {e.label: e for e in protocol.methods}
-    print(f"{'dataset':8s} {'method':10s} {'reference s':>11s} {'default s':>9s} {'ratio':>6s} "
-          f"{'identical':>9s}")
     for name in names:
         X, Y, Xt, _ = prepared(name, protocol, which=0)[0]
         for method, ref in REFERENCE_PATHS:
             params = dict(entries[method].params)
             if method in ("sf", "sf-lr", "rf-cost", "rf-down", "rf-adasyn", "cocoa", "ecc"):
                 params["n_estimators"] = max(1, int(params.get("n_estimators", 50)) // scale)
-            t_new, new = _run_method(method, params, X, Y, Xt)
             if ref == "presorted":
-                with mock.patch.object(cocoa, "two_valued_columns", lambda X: None), \
-                        mock.patch.object(fast_tree, "two_valued_columns", lambda X: None):
-                    t_ref, old = _run_method(method, params, X, Y, Xt)
+                reference = (lambda m=method, p=params: presorted(m, p, X, Y, Xt))
             else:
                 ref = {k: DecisionTreeClassifier(criterion="entropy") if v == "sklearn-tree" else v
                        for k, v in ref.items()}
-                t_ref, old = _run_method(method, dict(params, **ref), X, Y, Xt)
-            same = all(np.array_equal(a, b) for a, b in zip(old, new))
-            print(f"{name:8s} {method:10s} {t_ref:11.1f} {t_new:9.1f} {t_ref / t_new:6.1f} "
-                  f"{str(same):>9s}", flush=True)
+                reference = (lambda m=method, p=dict(params, **ref): _run_method(m, p, X, Y, Xt))
+            out = _harness.compare(f"{name} {method}: fit + predict + scores",
+                                   lambda m=method, p=params: _run_method(m, p, X, Y, Xt),
+                                   reference, labels=("default", "reference"), **timing)
+            same = all(np.array_equal(a, b) for a, b in zip(out.results["reference"],
+                                                             out.results["default"]))
+            print(f"   identical {same}", flush=True)
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = _harness.parser(__doc__, repeats=3)
     ap.add_argument("--datasets", default="yeast,scene")
     ap.add_argument("--n-estimators", type=int, default=50)
     ap.add_argument("--reference-trees", type=int, default=10)
@@ -134,49 +135,52 @@ def main():
     ap.add_argument("--scale", type=int, default=5,
                     help="divide the ensemble sizes by this for --protocol-methods, --sparse-backend")
     args = ap.parse_args()
+    timing = _harness.timing(args)
     protocol = load_protocol("soshf")
+    if args.quick:
+        args.datasets, args.n_estimators, args.reference_trees = "emotions", 2, 1
     if args.sparse_backend:
-        print(f"{'dataset':10s} {'trees':>5s} {'cython s':>8s} {'sparse s':>8s} {'ratio':>6s} "
-              f"{'AUC cy':>6s} {'AUC sp':>6s}")
         for name in args.sparse_backend.split(","):
             X, Y, Xt, Yt = prepared(name, protocol, which=0)[0]
             n_trees = max(1, args.n_estimators // args.scale)
-            fits = [timed_fit(X, Y, n_estimators=n_trees, backend=b) for b in ("cython", "sparse")]
+            out = _harness.compare(f"{name} sf-h-cs, {n_trees} trees: fit",
+                                   lambda: fit(X, Y, n_estimators=n_trees, backend="sparse"),
+                                   lambda: fit(X, Y, n_estimators=n_trees, backend="cython"),
+                                   labels=("sparse", "cython"), **timing)
             both = (Yt.min(axis=0) == 0) & (Yt.max(axis=0) == 1)
-            auc = [roc_auc_score(Yt[:, both], m.predict_proba(Xt)[:, both], average="macro")
-                   for m, _ in fits]
-            print(f"{name:10s} {n_trees:5d} {fits[0][1]:8.1f} {fits[1][1]:8.1f} "
-                  f"{fits[0][1] / fits[1][1]:6.1f} {auc[0]:6.3f} {auc[1]:6.3f}", flush=True)
+            auc = [roc_auc_score(Yt[:, both], out.results[b].predict_proba(Xt)[:, both],
+                                 average="macro") for b in ("cython", "sparse")]
+            print(f"   test macro-AUC cython {auc[0]:.3f}, sparse {auc[1]:.3f}", flush=True)
         return
     if args.protocol_methods:
-        with threadpool_limits(1):
-            protocol_methods(args.protocol_methods.split(","), protocol, args.scale)
+        protocol_methods(args.protocol_methods.split(","), protocol, args.scale, timing)
         return
 
-    print(f"{'dataset':10s} {'n':>5s} {'p':>4s} {'L':>3s} {'trees':>5s} {'numpy s':>8s} "
-          f"{'cython s':>8s} {'ratio':>6s} {'AUC np':>6s} {'AUC cy':>6s} {'full forest s':>13s}")
     for name in args.datasets.split(","):
         X, Y, Xt, Yt = prepared(name, protocol, which=0)[0]
-        ref, t_np = timed_fit(X, Y, n_estimators=args.reference_trees, backend="numpy")
-        cy, t_cy = timed_fit(X, Y, n_estimators=args.reference_trees, backend="cython")
+        trees = args.reference_trees
+        out = _harness.compare(
+            f"{name} ({X.shape[0]} x {X.shape[1]}, L={Y.shape[1]}) sf-h-cs, {trees} trees: fit",
+            lambda: fit(X, Y, n_estimators=trees, backend="cython"),
+            lambda: fit(X, Y, n_estimators=trees, backend="numpy"),
+            labels=("cython", "numpy"), **timing)
         both = (Yt.min(axis=0) == 0) & (Yt.max(axis=0) == 1)
-        auc = [roc_auc_score(Yt[:, both], m.predict_proba(Xt)[:, both], average="macro")
-               for m in (ref, cy)]
-        _, t_full = timed_fit(X, Y, n_estimators=args.n_estimators, backend="cython")
-        print(f"{name:10s} {X.shape[0]:5d} {X.shape[1]:4d} {Y.shape[1]:3d} {args.reference_trees:5d} "
-              f"{t_np:8.2f} {t_cy:8.2f} {t_np / t_cy:6.1f} {auc[0]:6.3f} {auc[1]:6.3f} {t_full:13.1f}",
-              flush=True)
+        auc = [roc_auc_score(Yt[:, both], out.results[b].predict_proba(Xt)[:, both],
+                             average="macro") for b in ("numpy", "cython")]
+        print(f"   test macro-AUC numpy {auc[0]:.3f}, cython {auc[1]:.3f}", flush=True)
+        _harness.measure(f"{name} sf-h-cs, the full forest ({args.n_estimators} trees): fit",
+                         lambda: fit(X, Y, n_estimators=args.n_estimators, backend="cython"),
+                         label="cython", **timing)
 
     for name in filter(None, args.all_splits.split(",")):
         data = prepared(name, protocol)
-        t = time.perf_counter()
-        times = Parallel(n_jobs=args.jobs)(
-            delayed(lambda X, Y: timed_fit(X, Y, n_estimators=args.n_estimators)[1])(X, Y)
-            for X, Y, _, _ in data)
-        wall = time.perf_counter() - t
-        print(f"{name}: {len(data)} splits of sf-h-cs ({args.n_estimators} trees), jobs={args.jobs}: "
-              f"wall {wall:.1f} s, per split {np.mean(times):.1f} s (min {min(times):.1f}, "
-              f"max {max(times):.1f})", flush=True)
+
+        def all_splits():
+            return Parallel(n_jobs=args.jobs)(
+                delayed(fit)(X, Y, n_estimators=args.n_estimators) for X, Y, _, _ in data)
+
+        _harness.measure(f"{name}: {len(data)} splits of sf-h-cs ({args.n_estimators} trees), "
+                         f"jobs={args.jobs}", all_splits, label="all splits", repeats=1, warmup=0)
 
 
 if __name__ == "__main__":

@@ -135,8 +135,9 @@ def run(protocol: str = "quick", *, datasets: list[str] | None = None,
     if report.skipped_methods:
         warnings.warn(f"skipped method(s) not registered: {', '.join(report.skipped_methods)}",
                       stacklevel=2)
-    out = report.out
-    df = pd.read_csv(out, dtype={"dataset": str, "method": str, "split": str, "protocol": str})
+    from mlbench.results_file import read_results
+
+    df = read_results([report.out]).drop(columns=["__file", "__line"])
     proto_name = report.protocol.name
     keys = {(c.dataset, c.method, c.split) for c in report.cells}
     mask = pd.Series([(d, m, s) in keys for d, m, s in zip(df.dataset, df.method, df.split)],

@@ -10,6 +10,7 @@ status 2; a traceback is a bug.
 from __future__ import annotations
 
 import importlib
+import importlib.util      # a submodule: `import importlib` alone does not load it
 import sys
 
 import click
@@ -81,6 +82,8 @@ class LazyGroup(click.Group):
               "MLBENCH_REGISTRY, ':'-separated).")
 def cli(registries):
     """Benchmark multi-label classification methods the way the field's papers do."""
+    if not registries:      # `mlbench CMD --help` passes here too: import the data layer only if used
+        return
     from mlbench.data.registry import add_registry_file
 
     for value in registries:

@@ -22,29 +22,42 @@ import click
               help="Write a JUnit XML report (one testcase per cell and metric) to this file.")
 @click.option("--annotations/--no-annotations", default=None,
               help="Print GitHub Actions ::error lines [default: when GITHUB_ACTIONS is set].")
+@click.option("--allow-stale", is_flag=True,
+              help="Compare rows computed from data, code or protocols that are no longer current "
+                   "(each stale group is still named on stderr).")
 @click.pass_context
-def command(ctx, results, reference, tolerances, metrics, alpha, strict, junit, annotations):
+def command(ctx, results, reference, tolerances, metrics, alpha, strict, junit, annotations,
+            allow_stale):
     """Compare each (dataset, method, metric) of RESULTS with the reference.
 
     A cell regresses when its mean is worse than the reference by more than the tolerance and the
     paired t-test over the shared splits agrees (when there are two or more), or when it now has
-    only failed rows.  Cells absent from RESULTS are listed as missing and fail only with --strict.
+    only failed rows.  Cells absent from RESULTS are listed as missing and fail only with --strict;
+    improvements beyond the tolerance are listed too.  A reference of another protocol, split rule
+    or seed is refused (exit 2).
     Exit status 1 on a regression, 0 otherwise, 2 on bad input.
 
     Example: mlbench check new.csv --against results/reference/quick.csv --junit check.xml
     """
-    from mlbench.report.check import annotation, compare, describe, junit_xml, parse_tolerances
+    from mlbench.report.check import (annotation, check_comparable, compare, describe, junit_xml,
+                                      parse_tolerances)
     from mlbench.report.results import load_results
 
     names = [m.strip().lower() for v in metrics for m in v.split(",") if m.strip()] or None
     default, per = parse_tolerances(tolerances)
     new = load_results([results], metrics=names)
     ref = load_results([reference], metrics=names)
+    from mlbench.experiment.provenance import check_frame
+
+    for res_, path in ((new, results), (ref, reference)):   # both sides must be current
+        check_frame(res_.frame, allow_stale=allow_stale, what=path,
+                    echo=lambda line: click.echo(line, err=True))
     for note in ref.notes + new.notes:
         if "left out" in note:                # rows the gate cannot see: say so before judging
             click.echo(f"note: {note}", err=True)
+    check_comparable(new, ref, f"reference {reference}")
     res = compare(new, ref, default, names, per, alpha)
-    for d in res.regressions + res.missing:
+    for d in res.regressions + res.missing + res.improvements:
         click.echo(describe(d, per.get(d.metric, default)))
     click.echo(f"{res.compared} cells compared, {len(res.regressions)} regressions, "
                f"{len(res.missing)} missing{' (failing: --strict)' if strict and res.missing else ''}, "

@@ -72,7 +72,10 @@ Example:
               help="Measure to compute (repeat, or separate by commas); default: every applicable one.")
 @click.option("--format", "fmt", type=click.Choice(["terminal", "json"]), default="terminal",
               show_default=True)
-def command(truth, saved, scores, predictions, joint, threshold, metrics, fmt):
+@click.option("--ties", type=click.Choice(["pessimistic", "half", "mulan"]), default="pessimistic",
+              show_default=True, help="How the label-ranking measures order tied scores: worst rank, "
+              "expected value over random orders, or MULAN's label-order rule.")
+def command(truth, saved, scores, predictions, joint, threshold, metrics, fmt, ties):
     from mlbench.errors import ConfigError
     from mlbench.metrics.files import evaluate_files, evaluate_saved
 
@@ -82,11 +85,11 @@ def command(truth, saved, scores, predictions, joint, threshold, metrics, fmt):
     if saved:
         if scores or predictions or joint:
             raise ConfigError("--saved holds the predictions and scores; drop --scores/--predictions/--joint")
-        results, Y = evaluate_saved(saved, metrics=names, threshold=threshold)
+        results, Y = evaluate_saved(saved, metrics=names, threshold=threshold, ties=ties)
         truth = saved
     else:
         results, Y = evaluate_files(truth, scores=scores, predictions=predictions, joint=joint,
-                                    metrics=names, threshold=threshold)
+                                    metrics=names, threshold=threshold, ties=ties)
     if fmt == "json":
         click.echo(json.dumps({name: _json_value(v) for name, v in results.items()}, indent=2))
     else:

@@ -58,13 +58,31 @@ def _detail(name):
     lines += [wrap(f"{k} = {v!r}", "  ") for k, v in sorted(params.items())] or ["  (none)"]
     if spec.grid:
         lines += ["", "tuning grid:"] + [wrap(f"{k}: {v!r}", "  ") for k, v in spec.grid.items()]
-    model = CostModel.from_csvs(shipped_results())
-    rows = getattr(model, "_exact", {})
-    seen = sorted({(n, f, l): t for (m, n, f, l), t in rows.items() if m == spec.name}.items())
-    if seen:
-        lines += ["", "measured cost (median seconds per cell in results/papers; rows x features x labels):"]
-        lines += [f"  {n:>6} x {f:>6} x {l:>4}: {t:,.2f} s" for (n, f, l), t in seen[:8]]
+    lines += _measured_costs(CostModel.from_csvs(shipped_results()).rows, spec.name)
     return "\n".join(lines)
+
+
+def _measured_costs(rows, name):
+    """Lines of the median seconds per cell of method ``name`` in ``rows`` (the cost model's ok
+    rows), one per dataset and protocol, sorted by dataset, with the training rows x features x
+    labels of its cells."""
+    from mlbench.experiment.costs import cell_seconds
+
+    mine = rows[rows["method"] == name]
+    if not len(mine):
+        return []
+    mine = mine.assign(seconds=cell_seconds(mine))
+    g = mine.groupby(["dataset", "protocol"]).agg(
+        seconds=("seconds", "median"), n_train=("n_train", "median"), n_features=("n_features", "median"),
+        n_labels=("n_labels", "median"), cells=("seconds", "size"))
+    g = g.sort_index(key=lambda ix: ix.str.lower())
+    w = max(len(f"{d} ({p})") for d, p in g.index)
+    out = ["", "measured cost in results/papers (median seconds per cell; training rows x features x "
+               "labels; cells):"]
+    for (d, p), r in g.iterrows():
+        out.append(f"  {f'{d} ({p})':<{w}}  {r.seconds:>10,.2f} s   {int(r.n_train):>6} x "
+                   f"{int(r.n_features):>6} x {int(r.n_labels):>4}   {int(r.cells):>3}")
+    return out
 
 
 @click.command("methods")
@@ -81,7 +99,7 @@ def command(name, family, paper, fmt):
     import shutil
 
     from mlbench.errors import ConfigError
-    from mlbench.methods.registry import PAPERS, all_methods
+    from mlbench.methods.registry import PAPERS, method_index
 
     if name:
         from mlbench.methods import registry
@@ -99,13 +117,15 @@ def command(name, family, paper, fmt):
         return
     if paper and paper not in PAPERS:
         raise ConfigError(f"unknown paper {paper!r}; choose one of {', '.join(PAPERS)}")
-    families = sorted({s.family for s in all_methods()})
+    index = method_index()             # the table needs no estimator class: nothing heavy imported
+    families = sorted({r["family"] for r in index})
     if family and family not in families:
         raise ConfigError(f"unknown family {family!r}; choose one of {', '.join(families) or '(none)'}")
-    records = method_records(family, paper)
     if fmt == "json":
-        click.echo(json.dumps(records, indent=2))
+        click.echo(json.dumps(method_records(family, paper), indent=2))
         return
+    records = [r for r in index if (not family or r["family"] == family)
+               and (not paper or r["paper"] == paper)]
     width = shutil.get_terminal_size((100, 24)).columns
     w_name = max(len(r["name"]) for r in records) if records else 4
     w_fam = max(len(r["family"]) for r in records) if records else 6

@@ -8,11 +8,14 @@ import click
 @click.argument("results", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--kind", "kinds", default="all", show_default=True,
               help="box, heatmap, pareto, cd, bayes or all (comma-separated).")
-@click.option("--metric", "metrics", multiple=True, help="Metrics (comma-separated or repeated; default: all).")
+@click.option("--metric", "metrics", multiple=True,
+              help="Metrics (comma-separated or repeated; default: the protocol's, as mlbench report).")
 @click.option("--out", "-o", "out_dir", default="plots", show_default=True, type=click.Path(file_okay=False),
               help="Folder for the pictures (KIND-METRIC.png).")
 @click.option("--format", "fmt", type=click.Choice(["png", "svg"]), default="png", show_default=True)
-@click.option("--protocol", default=None, help="Use only rows of this protocol.")
+@click.option("--protocol", default=None,
+              help="Use only rows of this protocol (a name, or a protocol YAML file, which also gives "
+                   "the main methods and variants).")
 @click.option("--methods", "-m", default=None, help="Only these methods (comma list or globs, any case).")
 @click.option("--datasets", "-d", default=None, help="Only these datasets (comma list or globs, any case).")
 def command(results, kinds, metrics, out_dir, fmt, protocol, methods, datasets):

@@ -9,7 +9,8 @@ HEADER = """\
 # Keys: name, paper, description, split {{scheme: holdout|kfold|given, train_fraction, repeats,
 # folds, validation_fraction, stratify}}, seed, preprocess (steps, e.g. standardize), metrics,
 # datasets (registered names or paths: FILE.arff, FILE.arff@N, FILE.csv@N), methods (names,
-# {{name, id, params}}, or MODULE:CLASS / FILE.py:CLASS), control, stats, style, notes, bootstrap.
+# {{name, id, params}}, or MODULE:CLASS / FILE.py:CLASS), control, stats, style, notes, bootstrap,
+# ties (pessimistic|half|mulan: how the ranking measures order tied scores).
 # The rest of this file is the protocol {base} as shipped.
 """
 

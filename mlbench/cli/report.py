@@ -26,7 +26,8 @@ STATS_CHOICES = ("friedman", "wilcoxon", "ttest", "corrected-ttest", "bayes", "a
               help="Draw a critical-difference diagram (FILE.png or FILE.svg; one per metric).")
 @click.option("--cd-test", type=click.Choice(["nemenyi", "bonferroni-dunn"]), default="nemenyi",
               show_default=True, help="Post-hoc test of the CD diagram.")
-@click.option("--protocol", default=None, help="Use only rows of this protocol (when files mix several).")
+@click.option("--protocol", default=None, help="Use only rows of this protocol (when files mix several); a "
+              "protocol YAML file also gives the main methods and variants.")
 @click.option("--rope", default=None, type=float, help="Half-width of the rope of --stats bayes (default 0.01).")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of --stats bayes sampling.")
 @click.option("--methods", "-m", default=None,
@@ -35,8 +36,11 @@ STATS_CHOICES = ("friedman", "wilcoxon", "ttest", "corrected-ttest", "bayes", "a
               help="Only these datasets: comma-separated names or globs, any case.")
 @click.option("--width", type=click.IntRange(40, 1000), default=None,
               help="Terminal table width [default: $COLUMNS or the terminal's, else 200].")
+@click.option("--allow-stale", is_flag=True,
+              help="Report rows computed from data, code or protocols that are no longer current "
+                   "(each stale group is still named on stderr).")
 def command(results, metrics, stats, control, alpha, style, fmt, out, cd_diagram, cd_test, protocol, rope,
-            seed, methods, datasets, width):
+            seed, methods, datasets, width, allow_stale):
     """Tables and tests from one or more RESULTS CSVs (merged, e.g. one per dataset).
 
     Example: mlbench report results/soshf.csv --style soshf --stats all --format latex --out t.tex
@@ -49,7 +53,8 @@ def command(results, metrics, stats, control, alpha, style, fmt, out, cd_diagram
     text, _, diagrams = make_report(list(results), metrics=metrics, stats=stats, control=control, alpha=alpha,
                                     style=style, fmt=fmt, protocol=protocol, cd_diagram=cd_diagram,
                                     cd_test=cd_test, rope=rope, seed=seed, colour=colour, width=width,
-                                    methods=methods, datasets=datasets)
+                                    methods=methods, datasets=datasets, allow_stale=allow_stale,
+                                    echo=lambda line: click.echo(line, err=True))
     if out:
         from mlbench.fileio import atomic_write_text
 

@@ -11,11 +11,15 @@ import click
               help="Repository root holding results/papers.")
 @click.option("--out", default=None, type=click.Path(dir_okay=False),
               help="Write to FILE instead of stdout (e.g. REPRODUCTION.md).")
-def command(claims, root, out):
+@click.option("--allow-stale", is_flag=True,
+              help="Report rows computed from data, code or protocols that are no longer current "
+                   "(each stale group is still named on stderr).")
+def command(claims, root, out, allow_stale):
     """The reproduction report: per paper, our tables, the claims tested, known deviations."""
     from mlbench.report.reproduction import render
 
-    text = render(claims, root)
+    text = render(claims, root, allow_stale=allow_stale,
+                  echo=lambda line: click.echo(line, err=True))
     if out:
         from mlbench.fileio import atomic_write_text
 

@@ -94,7 +94,8 @@ def command(protocol, methods, datasets, repeats, seed, jobs, out, timeout, cpu_
     """Run the experiment grid (datasets x methods x splits) and append to a results CSV.
 
     A rerun of the same command skips the cells already done, retries failed ones and reruns
-    cells whose method parameters or data preprocessing (steps, split rule) changed since.
+    cells whose recorded provenance is no longer current: data, protocol (preprocessing, split
+    rule), method code, parameters or metric conventions; it says how many and why.
 
     Example: mlbench run --protocol soshf --methods br-lr,mlknn --datasets emotions,yeast --jobs 2
 
@@ -127,6 +128,11 @@ def command(protocol, methods, datasets, repeats, seed, jobs, out, timeout, cpu_
         for name, why in report.skipped_datasets.items():
             click.echo(f"skipped dataset {name}: {why}", err=True)
         click.echo("\n".join(plan_lines(report.todo, report.costs, jobs)))
+        from mlbench.experiment.runner import rerun_notice
+
+        line = rerun_notice(report.causes, report.out)
+        if line:
+            click.echo(line.replace("rerun", "would be rerun", 1), err=True)
         click.echo(f"{report.skipped} cell(s) already done in {report.out}", err=True)
         return
     progress = None if quiet else (lambda total, skipped, j: Progress(total, skipped, j))

@@ -5,7 +5,10 @@ One uncompressed ``.npz`` per dataset (loads in milliseconds): ``X`` dense, or C
 ``meta`` (names, nominal values, hierarchy edges, domain, sha256, cache format version).  Written to
 a temporary file in the same directory and moved into place with ``os.replace`` (atomic), so a
 crash never leaves a half-written cache.  A cache whose version or source hash disagrees with the
-registry is ignored (and rebuilt by the loader).
+registry is ignored (and rebuilt by the loader).  The meta also holds the content hash of X and Y
+it was saved with (:func:`mlbench.data.dataset.content_sha256`); a cache whose arrays no longer
+give that hash (rewritten, or edited, as a valid ``.npz``) is discarded with a note and rebuilt
+from the verified source files, so a result is never computed from arrays nobody verified.
 """
 from __future__ import annotations
 
@@ -17,10 +20,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from mlbench.data.arff import shorten
-from mlbench.data.dataset import Dataset
+from mlbench.data.dataset import Dataset, content_sha256
 from mlbench.data.hierarchy import Hierarchy
 
-VERSION = 1
+VERSION = 2     # 2: meta holds the arrays' content hash
 
 
 def cache_path(root: Path, name: str) -> Path:
@@ -49,6 +52,7 @@ def save(root: Path, ds: Dataset) -> Path:
         "label_names": list(ds.label_names),
         "nominal": {str(k): v for k, v in ds.nominal.items()},
         "parts": list(ds.parts), "sha256": ds.sha256, "domain": ds.domain,
+        "content_sha256": content_sha256(ds),
         "hierarchy": None if ds.hierarchy is None else
         {"nodes": list(ds.hierarchy.nodes), "edges": [list(e) for e in ds.hierarchy.edges]},
     }
@@ -87,6 +91,9 @@ def load(root: Path, name: str, sha256: str | None = None) -> Dataset | None:
                      nominal={int(k): list(v) for k, v in meta["nominal"].items()}, parts=parts,
                      hierarchy=hierarchy, sha256=meta["sha256"], domain=meta["domain"])
         problem = _inconsistency(ds)
+        if problem is None and content_sha256(ds) != meta.get("content_sha256"):
+            problem = ("its arrays do not match the content hash they were saved with "
+                       "(the file was rewritten)")
     except Exception as exc:  # noqa: BLE001 - the cache is disposable: any failure means rebuild
         # (zipfile alone raises BadZipFile, NotImplementedError, EOFError, struct.error, ...)
         problem = f"{type(exc).__name__}: {exc}"

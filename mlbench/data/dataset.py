@@ -64,3 +64,24 @@ class Dataset:
         return replace(self, X=sp.csr_matrix(X) if sp.issparse(X) else np.ascontiguousarray(X),
                        feature_names=[self.feature_names[j] for j in keep],
                        nominal={new[j]: v for j, v in self.nominal.items() if j in new})
+
+
+def content_sha256(ds) -> str:
+    """sha256 (16 hex digits) of what a method sees of ``ds``: X (dense bytes, or CSR data,
+    indices, indptr) with its shape, and Y.  Cheap (hashing, no copy of a C-ordered array); the
+    ``data_content`` of a results row and the check of a dataset cache."""
+    import hashlib
+
+    h = hashlib.sha256()
+    X = ds.X
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        h.update(b"csr" + repr(X.shape).encode())
+        for a, dtype in ((X.data, np.float64), (X.indices, np.int64), (X.indptr, np.int64)):
+            h.update(np.ascontiguousarray(a, dtype=dtype).tobytes())
+    else:
+        h.update(b"dense" + repr(X.shape).encode())
+        h.update(np.ascontiguousarray(X, dtype=np.float64).tobytes())
+    Y = np.ascontiguousarray(ds.Y, dtype=np.int8)
+    h.update(b"Y" + repr(Y.shape).encode() + Y.tobytes())
+    return h.hexdigest()[:16]

@@ -98,11 +98,14 @@ def params_json(est):
 
 
 def base_row(spec, sha256=""):
-    """The identifying part of a row (what a timeout or crash row can still say)."""
+    """The identifying part of a row (what a timeout or crash row can still say), with the
+    cell's provenance (:mod:`mlbench.experiment.provenance`)."""
     row = {c: "" for c in COLUMNS}
     row.update(dataset=spec.dataset, method=spec.method, protocol=spec.protocol, split=spec.split,
                repeat=spec.repeat, fold="" if spec.fold is None else spec.fold, seed=spec.seed,
-               mlbench_version=mlbench.__version__, dataset_sha256=sha256)
+               mlbench_version=mlbench.__version__, dataset_sha256=sha256 or spec.data_sha256,
+               data_content=spec.data_content, protocol_spec=spec.data_spec,
+               algorithm=spec.algorithm, conventions=spec.conventions)
     row.update({m: math.nan for m in spec.metrics})
     return row
 
@@ -249,8 +252,6 @@ def run_cell(spec, dataset):
         row["error"] = describe_exception(exc)
     if caught.counts:
         extra["warnings"] = caught.counts
-    if spec.data_spec:  # what decided the cell's data (grid.data_spec); resume compares it
-        extra["data_spec"] = spec.data_spec
     if spec.protocol_file:  # a protocol outside mlbench: report reads its defaults from there
         extra["protocol_file"] = spec.protocol_file
     row["extra"] = _json(extra)
@@ -261,6 +262,7 @@ def _run(spec, dataset, row, extra, clock=time.process_time):
     """Fill ``row`` and ``extra`` with the cell's results; ``clock()`` gives the CPU seconds used
     so far (by the cell's processes)."""
     from mlbench.metrics import get_measure
+    from mlbench.metrics.ranking import ranking_extra
 
     split = get_split(dataset, spec.scheme, protocol=spec.protocol, seed=spec.seed, split=spec.split)
     pipe = Pipeline(spec.preprocess).fit(take_rows(dataset, split.training_part))
@@ -322,10 +324,12 @@ def _run(spec, dataset, row, extra, clock=time.process_time):
         if value is None:  # not applicable to this method (e.g. cll_loss of a non-probabilistic one)
             problems[m.name] = f"the method gives no {m.needs}"
             continue
-        ctx = {"hierarchy": test.hierarchy} if m.needs == "hierarchy" else {}
+        ctx = ({"hierarchy": test.hierarchy} if m.needs == "hierarchy"
+               else {"ties": spec.ties} if m.kind == "ranking" else {})
         row[m.name] = _measure(spec, m, test.Y, value, ctx, undefined)
         if spec.bootstrap:
             boot[m.name] = _bootstrap(spec, m, test.Y, value, ctx)
+    extra.update(ranking_extra(test.Y, measures, scores, own, spec.ties))   # ties: convention, share
     if problems:
         extra["metric_errors"] = problems
     if undefined:

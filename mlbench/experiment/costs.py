@@ -120,12 +120,14 @@ class CostModel:
         ignored: the model only orders and estimates)."""
         import pandas as pd
 
+        from mlbench.errors import MlbenchError
+        from mlbench.results_file import read_results
+
         frames = []
         for path in paths:
             try:
-                df = pd.read_csv(path, usecols=lambda c: c in _COLUMNS + _CELL + [_CPU],
-                                 on_bad_lines="skip", low_memory=False)
-            except (OSError, ValueError, pd.errors.ParserError, UnicodeDecodeError):
+                df = read_results([path], required=("method", "status"))
+            except (OSError, MlbenchError):
                 continue
             if set(_COLUMNS) <= set(df.columns):
                 frames.append(df.reindex(columns=_COLUMNS + _CELL + [_CPU]))
@@ -196,7 +198,7 @@ def costs_markdown(paths, root=None):
     """``COSTS.md``: per results file and protocol, the median seconds (fit + predict) of a cell and the largest
     peak memory of each method on each dataset, from its ``ok`` rows; paths shown relative to
     ``root``."""
-    import pandas as pd
+    from mlbench.results_file import read_results
 
     cols = ["dataset", "method", "protocol", "status", "fit_seconds", "predict_seconds",
             "peak_memory_mb", _CPU]
@@ -211,7 +213,8 @@ def costs_markdown(paths, root=None):
              "some contention.  — means no `ok` cell.",
              ""]
     for path in paths:
-        frame = pd.read_csv(path, usecols=lambda c: c in cols, low_memory=False)
+        frame = read_results([path], required=("dataset", "method", "protocol", "status"))
+        frame = frame[[c for c in cols if c in frame.columns]]
         for protocol, df in frame.groupby("protocol"):
             name = os.path.relpath(path, root) if root else str(path)
             lines += _costs_table(df, f"`{name}`, protocol `{protocol}`")

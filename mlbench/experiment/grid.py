@@ -5,8 +5,9 @@ forked workers, or a distributed one) can run it with :func:`mlbench.experiment.
 the same row.  ``CellSpec.key`` identifies a cell in the results file: (dataset, method, split,
 protocol, seed).  ``CellSpec.params`` is the ``params`` column the cell will record (the JSON of
 its estimator's ``get_params(deep=False)``, seed included); ``CellSpec.data_spec`` is the
-fingerprint of what decides the cell's data (:func:`data_spec`), recorded in the row's ``extra``.
-Resume compares both with the recorded row, so a cell whose parameters or data preprocessing
+fingerprint of what decides the cell's data (:func:`data_spec`), recorded as ``protocol_spec``;
+with the rest of the cell's provenance (:mod:`mlbench.experiment.provenance`) resume compares
+them with the recorded row, so a cell whose parameters, data preprocessing, data or method code
 changed since it ran is run again.
 """
 from __future__ import annotations
@@ -16,6 +17,7 @@ import json
 from dataclasses import dataclass, field, replace
 
 from mlbench.data.splits import SplitScheme
+from mlbench.results_file import key_of  # noqa: F401  (the results file owns the key)
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,12 @@ class CellSpec:
     params: str = ""       # the params column this cell records ("" = not computed)
     data_spec: str = ""    # fingerprint of its preprocessing and split rule ("" = not computed)
     protocol_file: str = ""  # the protocol's file when not a shipped one (extra.protocol_file)
+    # the rest of the cell's provenance (mlbench/experiment/provenance.py; "" = not computed)
+    data_sha256: str = ""
+    data_content: str = ""
+    algorithm: str = ""
+    conventions: str = ""
+    ties: str = "pessimistic"  # tie convention of the ranking measures (protocol's ``ties``)
 
     @property
     def key(self):
@@ -46,10 +54,6 @@ class CellSpec:
     def label(self):
         return f"{self.dataset} {self.method} {self.split}"
 
-
-def key_of(dataset, method, split, protocol, seed):
-    """The resume key of a cell (all strings, as read back from the CSV)."""
-    return (str(dataset), str(method), str(split), str(protocol), str(seed))
 
 
 #: the split-scheme fields that decide one split's rows, per scheme (``repeats`` only adds splits:
@@ -68,7 +72,9 @@ def data_spec(preprocess, scheme, dataset, dropped=()):
     agree), in order, and the split scheme's name with the fields of :data:`SPLIT_FIELDS`, as
     canonical JSON (sorted keys).  The split's seed and id are part of the cell's key already.
     ``dropped``: the registry's ``drop_features`` of the dataset; counted only when non-empty, so
-    that every other dataset's fingerprint stays what it was.
+    that every other dataset's fingerprint stays what it was.  The tie convention of the ranking
+    measures is a metric convention, recorded in the ``conventions`` column
+    (:func:`mlbench.metrics.conventions.metric_conventions`).
     """
     from mlbench.data.preprocess import STEPS, parse_step
 
@@ -98,7 +104,7 @@ def _dropped(name):
         return ()
 
 
-def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=None):
+def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=None, data_ids=None):
     """Cells in (dataset, split, method) order.
 
     ``methods`` are :class:`~mlbench.protocols.MethodEntry`; ``splits_by_dataset`` maps a dataset
@@ -106,11 +112,18 @@ def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=N
     ``params_json(make_estimator(cell))`` gives; each method's estimator is built once and only its
     ``random_state`` (the cell's seed) changes from cell to cell (a method spec with nested
     estimators is built for every cell: their seeds derive from the cell's).  Each dataset's
-    :func:`data_spec` is computed once.
+    :func:`data_spec` is computed once.  ``data_ids`` maps a dataset name to its
+    ``(dataset_sha256, data_content)``; with the method's algorithm identity and the protocol's
+    metric conventions they make the cell's provenance (:mod:`mlbench.experiment.provenance`).
     """
     from mlbench.experiment.cell import _json, make_estimator, method_seed, recorded_params
+    from mlbench.experiment.provenance import algorithm_identity
     from mlbench.methods import registry
+    from mlbench.metrics.conventions import metric_conventions
     from mlbench.protocols import protocol_file
+
+    conventions = metric_conventions(protocol)
+    algorithms = {}
 
     built = {}  # method entry index -> get_params(deep=False) of its estimator
     per_cell = {i for i, m in enumerate(methods) if registry.get(m.name).nested}
@@ -118,6 +131,7 @@ def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=N
     cells = []
     for ds in datasets:
         fingerprint = data_spec(protocol.preprocess, protocol.split, ds, _dropped(ds))
+        sha, content = (data_ids or {}).get(ds, ("", ""))
         for s in splits_by_dataset[ds]:
             for i, m in enumerate(methods):
                 spec = CellSpec(
@@ -126,11 +140,14 @@ def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=N
                     scheme=protocol.split, method_params=dict(m.params),
                     preprocess=tuple(protocol.preprocess), metrics=tuple(protocol.metrics),
                     predictions_dir=predictions_dir, bootstrap=int(protocol.bootstrap),
-                    protocol_file=source)
+                    protocol_file=source, ties=protocol.ties)
                 if i not in built or i in per_cell:
                     built[i] = recorded_params(make_estimator(spec))
+                    algorithms[i] = algorithm_identity(m.name)
                 params = built[i]
                 if "random_state" in params:  # registry.make seeds exactly these estimators
                     params = {**params, "random_state": method_seed(spec)}
-                cells.append(replace(spec, params=_json(params), data_spec=fingerprint))
+                cells.append(replace(spec, params=_json(params), data_spec=fingerprint,
+                                     data_sha256=sha, data_content=content,
+                                     algorithm=algorithms[i], conventions=conventions))
     return cells

@@ -3,8 +3,8 @@
 :func:`run_experiment` resolves the protocol's methods and datasets, loads each dataset once
 (``loader``, default :func:`mlbench.data.load_dataset`; injectable for tests), computes and saves its
 splits, builds the grid of cells, drops the cells that already have an ``ok`` row with the same
-``params`` and data fingerprint in the results file (a cell whose parameters or data preprocessing
-changed is run again and its row replaced),
+provenance in the results file (:mod:`mlbench.experiment.provenance`: a cell whose data, protocol,
+method code, parameters or metric conventions changed is run again and its row replaced),
 and hands the rest to an executor (default :class:`~mlbench.experiment.executors.LocalExecutor`).
 It is the only writer of the results file: every row is appended as its cell finishes.
 
@@ -47,7 +47,8 @@ class RunReport:
     cells: list
     ran: int = 0
     skipped: int = 0
-    changed: int = 0       # cells run again: recorded params or data_spec differ from the grid's
+    changed: int = 0       # cells run again: their recorded provenance is not the grid's
+    causes: list = field(default_factory=list)   # per cell run again: the fields that differ
     statuses: dict = field(default_factory=dict)
     warned: int = 0        # cells of this run whose row records warnings (extra.warnings)
     skipped_datasets: dict = field(default_factory=dict)
@@ -148,29 +149,56 @@ def same_params(recorded, params, neutral):
     return strip(a) == strip(b)
 
 
-def cells_to_run(cells, ok_params, ok_data_specs=None):
-    """The cells without an ``ok`` row of the same parameters and data, and how many of them have
-    one that differs (stale).  ``ok_params`` is :meth:`ResultsStore.ok_params`, ``ok_data_specs``
-    :meth:`ResultsStore.ok_data_specs` (the recorded :func:`~mlbench.experiment.grid.data_spec`);
-    a recorded row without params, or without a data fingerprint, is not compared on that count
-    (older files count as done); parameters are compared by :func:`same_params`."""
-    ok_data_specs = ok_data_specs or {}
+#: identity column -> the CellSpec field holding the cell's current value
+_CELL_IDENTITY = {"dataset_sha256": "data_sha256", "data_content": "data_content",
+                  "protocol_spec": "data_spec", "algorithm": "algorithm", "params": "params",
+                  "conventions": "conventions"}
+
+
+def cells_to_run(cells, ok_rows):
+    """The cells to run, and why each one that has an ``ok`` row runs again.
+
+    ``ok_rows`` is :meth:`ResultsStore.ok_rows` (key -> recorded row).  A cell runs when it has
+    no ``ok`` row, when a recorded identity field differs from the cell's
+    (:func:`mlbench.experiment.provenance.differences`: data, protocol, method, parameters,
+    metric conventions), or when its row records no provenance (``unverified``: written before
+    mlbench recorded it).  Returns ``(todo, causes)``: ``causes`` has one list of fields per cell
+    run again (``["unverified"]`` for the last kind)."""
+    from mlbench.experiment.provenance import differences, recorded_identity, unverified
+
     neutral = {}
-    todo, changed = [], 0
+    todo, causes = [], []
     for c in cells:
-        recorded = ok_params.get(c.key)
-        if recorded is None:
+        row = ok_rows.get(c.key)
+        if row is None:
             todo.append(c)
             continue
-        data = ok_data_specs.get(c.key, "")
         name = getattr(c, "method_name", "")
         if name not in neutral:
             neutral[name] = _neutral_params(name) if name else {}
-        if ((recorded and not same_params(recorded, c.params, neutral[name]))
-                or (data and getattr(c, "data_spec", "") and data != c.data_spec)):
+        current = {f: getattr(c, attr, "") or None for f, attr in _CELL_IDENTITY.items()}
+        recorded = recorded_identity(row)
+        fields = differences(recorded, current, neutral[name])
+        if not fields and unverified(recorded):
+            fields = ["unverified"]
+        if fields:
             todo.append(c)
-            changed += 1
-    return todo, changed
+            causes.append(fields)
+    return todo, causes
+
+
+def rerun_notice(causes, out):
+    """The line ``mlbench run`` prints about the cells it runs again (None when there are none)."""
+    from mlbench.experiment.provenance import cause_counts
+
+    if not causes:
+        return None
+    line = (f"{len(causes)} cell(s) rerun because what they were computed from changed: "
+            f"{cause_counts(causes)}")
+    if any(f[0] == "unverified" for f in causes):
+        line += (f" (rows written before mlbench recorded provenance: "
+                 f"`python -m mlbench.experiment.upgrade {out}` keeps those verifiably current)")
+    return line
 
 
 def _splits_meta(protocol, name, ds):
@@ -184,10 +212,10 @@ def _finished_read_only(report, out, protocol, loaded, splits):
     and every splits file is up to date: a rerun then needs no writable ``--out`` (no lock, no
     rewrite).  False (``report`` untouched) when something would have to be written."""
     from mlbench.data.splits import splits_saved
-    from mlbench.experiment.store import _ok_data_specs, _ok_params, _row_key
+    from mlbench.experiment.store import _ok_rows, _row_key
 
     _, rows, _ = read_rows(out)
-    todo, _ = cells_to_run(report.cells, _ok_params(rows), _ok_data_specs(rows))
+    todo, _ = cells_to_run(report.cells, _ok_rows(rows))
     if todo or not all(splits_saved(splits_path(out, protocol.name, name, protocol.seed),
                                     splits[name], _splits_meta(protocol, name, ds))
                        for name, ds in loaded.items()):
@@ -237,7 +265,7 @@ def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeou
 
     ``progress`` is a callable ``(total, skipped, jobs) -> Progress``-like context manager, or None
     for silence.  ``notice`` (a callable taking one line of text, or None) is told before the run
-    starts how many cells are run again because their parameters or data preprocessing changed.  ``datasets`` None means
+    starts how many cells are run again, and why (:func:`rerun_notice`).  ``datasets`` None means
     the protocol's datasets; a dataset that cannot be loaded is skipped with its reason when it
     comes from the protocol's list, and is an error when named.
 
@@ -280,14 +308,18 @@ def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeou
         raise DataError(f"no dataset of protocol {protocol.name!r} could be loaded ({reasons})")
 
     pred_dir = os.path.abspath(f"{out}.predictions") if save_predictions else None
-    cells = build_grid(protocol, list(loaded), entries, splits, predictions_dir=pred_dir)
+    from mlbench.data.dataset import content_sha256
+
+    data_ids = {name: (ds.sha256, content_sha256(ds)) for name, ds in loaded.items()}
+    cells = build_grid(protocol, list(loaded), entries, splits, predictions_dir=pred_dir,
+                       data_ids=data_ids)
     report.cells = cells
     from mlbench.experiment.costs import longest_first, shipped_results
 
     report.costs = cell_costs(cells, loaded, splits, [out] + shipped_results())
     if dry_run:
-        ok_params, ok_specs = read_ok(out)
-        report.todo, report.changed = cells_to_run(cells, ok_params, ok_specs)
+        report.todo, report.causes = cells_to_run(cells, read_ok(out))
+        report.changed = len(report.causes)
         report.todo = longest_first(report.todo, lambda c: report.costs[c.key])
         report.skipped = len(cells) - len(report.todo)
         return report
@@ -308,13 +340,14 @@ def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeou
         for name, ds in loaded.items():
             save_splits(splits_path(out, protocol.name, name, protocol.seed), splits[name],
                         meta=_splits_meta(protocol, name, ds))
-        todo, report.changed = cells_to_run(cells, store.ok_params(), store.ok_data_specs())
+        todo, report.causes = cells_to_run(cells, store.ok_rows())
+        report.changed = len(report.causes)
         todo = longest_first(todo, lambda c: report.costs[c.key])
         report.todo = todo
         report.skipped = len(cells) - len(todo)
-        if report.changed and notice is not None:
-            notice(f"{report.changed} cell(s) rerun because their parameters or data "
-                   "preprocessing changed")
+        line = rerun_notice(report.causes, out)
+        if line and notice is not None:
+            notice(line)
         store.prepare([c.key for c in todo])
         if pred_dir and todo:
             from mlbench.experiment.cell import PREDICTIONS_HINT

@@ -4,15 +4,15 @@
   with a single ``write`` on a file opened in append mode, then flushed and ``fsync``-ed, so a crash
   at any moment loses at most the line being written.
 * On opening, a last line without its newline (the run was killed mid-write) is cut off, and lines
-  whose field count does not match the header are dropped.
+  refused by the line rules of :mod:`mlbench.results_file` are dropped (the file as it was is kept
+  in ``<file>.bak-N``).
 * :meth:`ResultsStore.prepare` drops earlier rows of the cells about to run (failures are never
   cached, as in benchopt: a rerun retries them; ``ok`` rows whose parameters changed are replaced)
   and duplicate rows, by an atomic rewrite, so the file keeps exactly one row per cell.
-* :meth:`ResultsStore.ok_params` gives, per cell key, the ``params`` of the ``ok`` row a rerun
-  keeps, so the driver can tell a finished cell from one whose parameters changed since.  A row
-  with an empty ``params`` (files from before the column was filled) cannot be compared and counts
-  as finished.  :meth:`ResultsStore.ok_data_specs` does the same for the ``data_spec`` fingerprint
-  of the cell's preprocessing and split rule recorded in ``extra`` (absent in older rows: finished).
+* :meth:`ResultsStore.ok_rows` gives, per cell key, the ``ok`` row a rerun keeps, so the driver
+  can tell a finished cell from one whose recorded provenance is no longer current.
+* Lines are read by :mod:`mlbench.results_file` (the file's one owner): a line laid out otherwise
+  than the header is refused, never reinterpreted.
 * New metric columns (another protocol writing to the same file) are added by an atomic rewrite
   with the union of the columns; old rows get empty values there.
 * A second run on the same file is refused, whatever name it uses for it (:meth:`ResultsStore._lock`):
@@ -29,13 +29,13 @@ from __future__ import annotations
 import csv
 import fcntl
 import io
-import json
 import math
 import os
 
 from mlbench.errors import ConfigError
 from mlbench.experiment.columns import COLUMNS
-from mlbench.experiment.grid import key_of
+from mlbench.results_file import (canonical_params, check_results_path, parse_lines,  # noqa: F401
+                                  read_rows, row_key as _row_key)
 
 _LOCK_FDS: set[int] = set()
 
@@ -97,127 +97,21 @@ def _format(value):
     return str(value)
 
 
-def _row_key(row):
-    return key_of(row.get("dataset"), row.get("method"), row.get("split"), row.get("protocol"),
-                  row.get("seed"))
-
-
-def canonical_params(text):
-    """``text`` (a ``params`` cell) re-serialised with sorted keys and no layout differences."""
-    try:
-        return json.dumps(json.loads(text), sort_keys=True)
-    except (TypeError, ValueError, RecursionError):   # RecursionError: hostile, deeply nested
-        return text or ""
-
-
-def _data_spec_of(extra):
-    if "data_spec" not in (extra or ""):  # most old rows: skip parsing their JSON
-        return ""
-    try:
-        value = json.loads(extra)
-    except (ValueError, RecursionError):
-        return ""
-    return str(value.get("data_spec", "")) if isinstance(value, dict) else ""
-
-
-#: the largest field a results file may hold (a cell's ``extra`` with bootstrap replicates is
-#: tens of kilobytes; csv's own default of 128 KiB would make a longer one a traceback)
-FIELD_LIMIT = 2**24
-KEY_COLUMNS = ("dataset", "method", "split", "protocol", "seed", "status")
 #: what to do when the results file (or its lock, backup or folder) cannot be written
 OUT_HINT = "choose another --out"
 KEPT_ADVICE = ("the rows written before are kept: free space or choose another --out, then "
                "rerun to resume")
 
 
-def check_results_path(path):
-    """Refuse an ``--out`` that is not a regular file (a directory, device, FIFO or socket): the
-    results file is rewritten atomically, which would replace such a thing or hang on it."""
-    import stat
-
-    try:
-        mode = os.stat(path).st_mode        # follows a symbolic link to its target
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot use it as a results file ({exc.strerror})") from None
-    if not stat.S_ISREG(mode):
-        raise ConfigError(f"{path} is not a regular file; give a results CSV path (-o FILE)")
-
-
-def parse_lines(data, path, problems):
-    """(header, rows) of results-CSV bytes, each row a dict with its line number in ``"__line"``.
-    Every row is one physical line (the writer collapses newlines), so each line is parsed on its
-    own: a stray quote or a bare CR spoils its line only, never the lines after it.  Unparsable
-    records and records of the wrong width go to ``problems`` as ``"line N: why"``."""
-    lines = data.decode("utf-8", errors="replace").split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    csv.field_size_limit(max(csv.field_size_limit(), FIELD_LIMIT))
-
-    def parse(line):
-        return next(csv.reader([line], strict=True))
-
-    try:
-        header = parse(lines[0]) if lines else []
-    except (csv.Error, StopIteration) as exc:
-        raise ConfigError(f"{path}: line 1: not a results CSV header ({exc})") from None
-    rows = []
-    for number, line in enumerate(lines[1:], start=2):
-        if not line:
-            continue
-        try:
-            fields = parse(line)
-        except (csv.Error, StopIteration) as exc:
-            problems.append(f"line {number}: {exc}")
-            continue
-        if len(fields) != len(header):
-            problems.append(f"line {number}: {len(fields)} fields, the header has {len(header)}")
-            continue
-        rows.append({**dict(zip(header, fields)), "__line": number})
-    return header, rows
-
-
-def read_rows(path, problems=None):
-    """(header, rows, repaired) of the results file ``path``, read-only: rows as dicts.  Left out
-    and counted in ``repaired``: a torn last line (a run killed mid-write), records of the wrong
-    width and records the CSV reader cannot parse (a stray quote, a field over ``FIELD_LIMIT``).
-    ``problems`` (a list) receives ``"line N: why"`` for each.  A file without the key columns is
-    not a results file: ConfigError, and the caller touches nothing.  A missing or empty file has
-    no header and no rows."""
-    check_results_path(path)
-    if not os.path.exists(path) or os.path.getsize(path) == 0:
-        return [], [], 0
-    with open(path, "rb") as fh:
-        data = fh.read()
-    problems = [] if problems is None else problems
-    if not data.endswith(b"\n"):
-        # killed mid-write: the last line is incomplete; cut it off
-        cut = data.rfind(b"\n") + 1
-        last = data.count(b"\n") + 1
-        problems.append(f"line {last}: incomplete last line")
-        data = data[:cut]
-    header, rows = parse_lines(data, path, problems)
-    if not set(KEY_COLUMNS) <= set(header):
-        raise ConfigError(f"{path} is not an mlbench results file (its first line lacks the "
-                          f"columns {', '.join(c for c in KEY_COLUMNS if c not in header)}); "
-                          f"nothing was changed")
-    return header, rows, len(problems)
-
-
-def _ok_params(rows):
-    return {_row_key(r): canonical_params(r.get("params", "")) for r in rows if r.get("status") == "ok"}
-
-
-def _ok_data_specs(rows):
-    return {_row_key(r): _data_spec_of(r.get("extra", "")) for r in rows if r.get("status") == "ok"}
+def _ok_rows(rows):
+    return {_row_key(r): r for r in rows if r.get("status") == "ok"}
 
 
 def read_ok(path):
-    """(:meth:`ResultsStore.ok_params`, :meth:`ResultsStore.ok_data_specs`) of ``path``, read-only
-    and without the run lock (``run --dry-run`` plans from it)."""
+    """:meth:`ResultsStore.ok_rows` of ``path``, read-only and without the run lock (``run
+    --dry-run`` plans from it)."""
     _, rows, _ = read_rows(path)
-    return _ok_params(rows), _ok_data_specs(rows)
+    return _ok_rows(rows)
 
 
 class ResultsStore:
@@ -373,14 +267,10 @@ class ResultsStore:
         self._lock_inode()     # the rewrite gave the file a new inode
 
     # -- the resume logic -------------------------------------------------------------------------------
-    def ok_params(self):
-        """Key -> canonical ``params`` of the key's last ``ok`` row (the one :meth:`prepare` keeps)."""
-        return _ok_params(self.rows)
-
-    def ok_data_specs(self):
-        """Key -> ``data_spec`` recorded in the ``extra`` JSON of the key's last ``ok`` row ("" when
-        the row has none: older files, or an ``extra`` that is not a JSON object)."""
-        return _ok_data_specs(self.rows)
+    def ok_rows(self):
+        """Key -> the key's last ``ok`` row (the one :meth:`prepare` keeps), whose recorded
+        provenance the driver compares with the cell's (:mod:`mlbench.experiment.provenance`)."""
+        return _ok_rows(self.rows)
 
     def prepare(self, keys_to_run):
         """Drop every row of the cells in ``keys_to_run`` (failures, changed parameters) and keep

@@ -1,22 +1,31 @@
-"""The end-of-run summary: per dataset, a method x metric table of means over the ``ok`` splits,
-fitted to the terminal like every report table."""
+"""The end-of-run summary: one method x metric table of means over the ``ok`` splits, a row group
+per dataset, fitted to the terminal like every report table.
+
+Datasets and methods are sorted by name (case-insensitive), not in the order the cells finished,
+and every dataset shares the table's columns, so two runs of the same grid print the same summary.
+"""
 from __future__ import annotations
 
 import pandas as pd
 
 
+def _by_name(names):
+    return sorted(names, key=lambda n: (str(n).lower(), str(n)))
+
+
 def summary_frames(rows, metrics):
     """``{dataset: DataFrame}`` indexed by method, one column per metric plus ``splits`` (ok count)
-    and ``failed`` (rows of another status)."""
+    and ``failed`` (rows of another status); datasets and methods sorted by name."""
     if not rows:
         return {}
     df = pd.DataFrame(rows)
     for m in metrics:
         df[m] = pd.to_numeric(df.get(m), errors="coerce")
     out = {}
-    for dataset, part in df.groupby("dataset", sort=False):
+    for dataset in _by_name(df["dataset"].unique()):
+        part = df[df["dataset"] == dataset]
         ok = part[part["status"] == "ok"]
-        methods = list(dict.fromkeys(part["method"]))
+        methods = _by_name(part["method"].unique())
         table = ok.groupby("method")[list(metrics)].mean().reindex(methods)
         table["splits"] = ok.groupby("method").size().reindex(methods).fillna(0).astype(int)
         table["failed"] = (part[part["status"] != "ok"].groupby("method").size()
@@ -26,26 +35,27 @@ def summary_frames(rows, metrics):
 
 
 def summary_tables(rows, metrics):
-    """The summary as report :class:`~mlbench.report.table.Table` objects (one per dataset)."""
+    """The summary as a report :class:`~mlbench.report.table.Table` (empty list without rows)."""
     from mlbench.metrics import get_measure
     from mlbench.report.table import Cell, Row, Table
 
-    tables = []
-    for dataset, frame in summary_frames(rows, metrics).items():
-        columns = ["method"] + [f"{m} {'↑' if get_measure(m).greater_is_better else '↓'}"
-                                for m in metrics] + ["splits", "failed"]
-        t = Table(f"summary:{dataset}", f"{dataset}: mean over splits", columns)
+    frames = summary_frames(rows, metrics)
+    if not frames:
+        return []
+    columns = ["method"] + [f"{m} {'↑' if get_measure(m).greater_is_better else '↓'}"
+                            for m in metrics] + ["splits", "failed"]
+    t = Table("summary", "mean over splits, per dataset", columns)
+    for dataset, frame in frames.items():
         for method, rec in frame.iterrows():
             cells = [Cell("" if pd.isna(rec[m]) else f"{rec[m]:.4f}") for m in metrics]
             cells += [Cell(str(int(rec["splits"]))), Cell(str(int(rec["failed"])))]
-            t.rows.append(Row(str(method), cells))
-        tables.append(t)
-    return tables
+            t.rows.append(Row(str(method), cells, group=str(dataset)))
+    return [t]
 
 
 def print_summary(rows, metrics, width=None):
-    """Print the summary tables fitted to the terminal (``$COLUMNS``, else 80 off a terminal):
-    turned or paged by column groups as reports are (:func:`mlbench.report.formats.fit_width`)."""
+    """Print the summary table fitted to the terminal (``$COLUMNS``, else 80 off a terminal):
+    paged by column groups as reports are (:func:`mlbench.report.formats.fit_width`)."""
     import shutil
 
     import click

@@ -58,6 +58,12 @@ class MultiLabelClassifier(ClassifierMixin, BaseEstimator):
     value per label, 0.5 unless ``fit`` sets it).
     """
 
+    #: the version of the method's algorithm, recorded in each row's ``algorithm`` column
+    #: (``NAME@VERSION``): bump it when the method's outputs change, and regenerate the golden
+    #: outputs (``python tests/methods/golden/regenerate.py NAME``); rows of the older version
+    #: become stale (:mod:`mlbench.experiment.provenance`)
+    algorithm_version = 1
+
     _accept_sparse = ("csr", "csc")
 
     #: How tests/methods/test_estimator_checks.py runs scikit-learn's estimator checks on this

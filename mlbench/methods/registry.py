@@ -9,12 +9,22 @@ A family module registers its methods at import time::
 them per method.  :func:`make` builds a fresh estimator, so the runner never shares state between
 cells.  Every module below ``mlbench.methods`` whose name does not start with ``_`` is imported on
 first use (:func:`discover`), so adding a method needs no edit here.
+
+Listing the methods needs no estimator class: :func:`method_index` reads ``index.json`` (name,
+family, paper, description of every built-in method, written from the live registrations by
+``python -m mlbench.methods --write-index``; a test fails when it is stale), so ``mlbench
+methods`` does not import scikit-learn and the families' other dependencies.  Plug-ins that fail to
+load are skipped with one warning line each (:func:`plugin_errors`); the other methods keep working.
 """
 from __future__ import annotations
 
 import difflib
 import importlib
+import json
+import os
 import pkgutil
+import sys
+import types
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,18 +104,49 @@ class MethodSpec:
 _REGISTRY: dict[str, MethodSpec] = {}
 _USER: dict[str, MethodSpec] = {}      # methods named by a spec text (not listed by all_methods)
 _discovered = False
+_plugins_loaded = False
+_PLUGIN_ERRORS: dict[str, str] = {}    # entry point name -> why it was skipped
+_BUILTIN: set[str] = set()             # names registered by mlbench's own modules
+INDEX_PATH = os.path.join(os.path.dirname(__file__), "index.json")
+_INDEX_CACHE: dict = {}                # INDEX_PATH -> its parsed content (None: missing or unreadable)
 
 
 def register(name, cls, *, family, paper, description="", params=None, grid=None):
     """Register ``cls`` under ``name``; re-registering the same name with another class is an error."""
     if paper not in PAPERS:
         raise ValueError(f"unknown paper key {paper!r} for method {name!r}")
+    if not isinstance(cls, type):
+        raise ValueError(f"method {name!r}: {cls!r} is not a class")
+    builtin = sys._getframe(1).f_globals.get("__name__", "").startswith("mlbench.methods.")
+    if not builtin and not _discovered and name in _index_names():
+        # before discover() a built-in name is not in _REGISTRY yet: refuse it now, not when the
+        # built-in module registers it later (which would break every command)
+        raise ValueError(f"method {name!r} is already a built-in method")
     spec = MethodSpec(name, cls, family, paper, description, dict(params or {}), dict(grid or {}))
     old = _REGISTRY.get(name)
     if old is not None and (old.cls is not cls or old.params != spec.params):
         raise ValueError(f"method {name!r} registered twice")
     _REGISTRY[name] = spec
+    if builtin:
+        _BUILTIN.add(name)
     return cls
+
+
+def _family_modules():
+    """The public modules below ``mlbench.methods`` (names only: nothing is imported)."""
+    import mlbench.methods as pkg
+
+    out = []
+    for info in pkgutil.iter_modules(pkg.__path__, prefix="mlbench.methods."):
+        if info.name.rsplit(".", 1)[-1].startswith("_") or info.name == __name__:
+            continue
+        if info.ispkg:
+            sub = os.path.join(pkg.__path__[0], info.name.rsplit(".", 1)[-1])
+            out += [m.name for m in pkgutil.iter_modules([sub], prefix=info.name + ".")
+                    if not m.name.rsplit(".", 1)[-1].startswith("_")]
+        else:
+            out.append(info.name)
+    return sorted(out)
 
 
 def discover():
@@ -124,20 +165,84 @@ def discover():
 
 
 def _load_plugins():
-    """Load the ``mlbench.methods`` entry points of installed packages (they register their
-    methods); a plug-in that fails to load is one ConfigError naming it."""
+    """Load the ``mlbench.methods`` entry points of installed packages once (they register their
+    methods).  A plug-in that fails to load (import error, unknown paper key, an object that is not
+    a module or a class, a method name taken ...) registers nothing and is reported by one line on
+    stderr; every other method keeps working."""
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
     from importlib.metadata import entry_points
 
     for ep in entry_points(group=ENTRY_POINT_GROUP):
+        before = set(_REGISTRY) - _BUILTIN
         try:
             obj = ep.load()
             if callable(obj) and not isinstance(obj, type):
                 obj(register)
-        except ConfigError:
-            raise
-        except Exception as exc:
-            raise ConfigError(f"plug-in {ep.name!r} ({ep.value}) failed to load: "
-                              f"{type(exc).__name__}: {exc}") from None
+            elif not isinstance(obj, (type, types.ModuleType)):
+                raise TypeError(f"it names a {type(obj).__name__}, not a module, a class or a "
+                                f"function taking register")
+        except Exception as exc:               # a plug-in registers all of its methods or none
+            for name in set(_REGISTRY) - _BUILTIN - before:
+                del _REGISTRY[name]
+            problem = str(exc) if isinstance(exc, ConfigError) else f"{type(exc).__name__}: {exc}"
+            _PLUGIN_ERRORS[ep.name] = problem
+            print(f"mlbench: warning: plug-in {ep.name!r} ({ep.value}) skipped: {problem}",
+                  file=sys.stderr, flush=True)
+
+
+def plugin_errors():
+    """Entry points of the group ``mlbench.methods`` that failed to load: name -> problem."""
+    return dict(_PLUGIN_ERRORS)
+
+
+def _read_index():
+    if INDEX_PATH not in _INDEX_CACHE:
+        try:
+            with open(INDEX_PATH, encoding="utf-8") as fh:
+                _INDEX_CACHE[INDEX_PATH] = json.load(fh)
+        except (OSError, ValueError):
+            _INDEX_CACHE[INDEX_PATH] = None
+    return _INDEX_CACHE[INDEX_PATH]
+
+
+def _index_names():
+    index = _read_index()
+    return {r["name"] for r in index["methods"]} if index else set()
+
+
+def method_index():
+    """Name, family, paper and description of every method (dicts, sorted like
+    :func:`all_methods`) without importing the built-in families: from ``index.json`` when it
+    covers the family modules present, else from the live registry (importing everything)."""
+    index = None if _discovered else _read_index()
+    if index is None or index.get("modules") != _family_modules():
+        return [_record(s) for s in all_methods()]
+    _load_plugins()
+    records = {r["name"]: dict(r) for r in index["methods"]}
+    records.update((s.name, _record(s)) for s in _REGISTRY.values())   # plug-ins, tests' methods
+    return sorted(records.values(), key=lambda r: (r["family"], r["name"]))
+
+
+def _record(spec):
+    return {"name": spec.name, "family": spec.family, "paper": spec.paper,
+            "description": spec.description}
+
+
+def write_index(path=INDEX_PATH):
+    """Write ``index.json`` from the live registrations of the built-in families (no plug-ins)."""
+    for name in _family_modules():
+        importlib.import_module(name)
+    builtin = [_REGISTRY[name] for name in _BUILTIN]
+    data = {"modules": _family_modules(),
+            "methods": [_record(s) for s in sorted(builtin, key=lambda s: (s.family, s.name))]}
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=1, ensure_ascii=False)
+        fh.write("\n")
+    _INDEX_CACHE.clear()
+    return len(data["methods"])
 
 
 def all_methods():
@@ -161,6 +266,8 @@ def get(name):
             return _USER[name]
         close = difflib.get_close_matches(name, _REGISTRY, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
+        if _PLUGIN_ERRORS:
+            hint += f"; plug-in(s) skipped: {', '.join(sorted(_PLUGIN_ERRORS))}"
         raise ConfigError(f"unknown method {name!r}{hint} (see 'mlbench methods')") from None
 
 

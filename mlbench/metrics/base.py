@@ -24,6 +24,8 @@ NEEDS = ("predictions", "scores", "joint", "hierarchy")
 
 @dataclass(frozen=True)
 class Measure:
+    """A registered measure: call it as ``measure(Y_true, inputs, **context)`` for a float."""
+
     name: str
     func: Callable
     greater_is_better: bool
@@ -50,6 +52,9 @@ MEASURES: dict[str, Measure] = {}
 
 def register_measure(name, func, *, greater_is_better, needs, kind, description="", display="",
                      undefined=None):
+    """Register ``func(Y_true, inputs, **context) -> float`` as the measure ``name`` (the results
+    column); ``needs`` is one of :data:`NEEDS`, ``display`` its name in tables, ``undefined`` (see
+    :class:`Measure`) explains a NaN.  Returns ``func``."""
     if needs not in NEEDS:
         raise ValueError(f"measure {name!r}: needs must be one of {NEEDS}")
     MEASURES[name] = Measure(name, func, greater_is_better, needs, kind, description, display or name,

@@ -4,7 +4,7 @@ A method's outputs are up to three arrays: 0/1 ``predictions`` (n, L), real ``sc
 ``joint_log_proba`` (n,).  Each measure declares what it needs (see :mod:`mlbench.metrics.base`);
 ``evaluate`` computes those it can.  Without predictions, predictions are ``scores >= threshold``
 (0.5: scores read as probabilities).  The label-ranking statistics are computed once and shared by
-the four ranking measures.
+the four ranking measures, under one tie convention (``ties=``).
 """
 from __future__ import annotations
 
@@ -36,8 +36,10 @@ def default_measures(available):
 
 
 def evaluate(Y_true, predictions=None, scores=None, joint_log_proba=None, measures=None,
-             threshold=0.5, **context):
+             threshold=0.5, ties="pessimistic", **context):
     """``{measure name: value}`` for ``measures`` (default: every applicable registered measure).
+
+    ``ties``: how the label-ranking measures order tied scores (:data:`mlbench.metrics.ranking.TIES`).
 
     ``context`` is passed to measures that need more than arrays (``hierarchy=`` for hierarchical
     measures).  Asking for a measure whose input is missing raises :class:`ConfigError`.
@@ -61,7 +63,7 @@ def evaluate(Y_true, predictions=None, scores=None, joint_log_proba=None, measur
             raise ConfigError(f"metric {measure.name!r} needs {needs}, which were not given")
     shared = None
     if any(m.func in _ranking.SHARED_STATS for m in selected):
-        shared = _ranking.ranking_stats(Y, S)
+        shared = _ranking.ranking_stats(Y, S, ties)
     results = {}
     for measure in selected:
         if measure.func in _ranking.SHARED_STATS:

@@ -114,8 +114,10 @@ def _align(truth, other):
     return other.values
 
 
-def evaluate_files(truth, scores=None, predictions=None, joint=None, metrics=None, threshold=0.5):
-    """Measures of the CSV files given; returns ``(results, Y)`` with ``Y`` the truth matrix."""
+def evaluate_files(truth, scores=None, predictions=None, joint=None, metrics=None, threshold=0.5,
+                   ties="pessimistic"):
+    """Measures of the CSV files given; returns ``(results, Y)`` with ``Y`` the truth matrix.
+    ``ties``: the tie convention of the label-ranking measures."""
     if scores is None and predictions is None and joint is None:
         raise MetricInputError("nothing to evaluate: give scores, predictions or joint log-probabilities")
     Y = read_matrix(truth, binary=True)
@@ -135,11 +137,11 @@ def evaluate_files(truth, scores=None, predictions=None, joint=None, metrics=Non
         J = jm.values[:, 0]
     truth_values = Y.values.astype(np.int8)
     results = evaluate(truth_values, predictions=P, scores=S, joint_log_proba=J, measures=metrics,
-                       threshold=threshold)
+                       threshold=threshold, ties=ties)
     return results, truth_values
 
 
-def evaluate_saved(path, metrics=None, threshold=0.5):
+def evaluate_saved(path, metrics=None, threshold=0.5, ties="pessimistic"):
     """Measures of a cell's saved predictions (``mlbench run --save-predictions``: an ``.npz``
     with ``Y_true``, ``predictions`` and, when the method gave them, ``scores`` and
     ``joint_log_proba``); returns ``(results, Y)``.  Rescoring needs no refit, so a measure added
@@ -165,5 +167,5 @@ def evaluate_saved(path, metrics=None, threshold=0.5):
     J = arrays.get("joint_log_proba")
     Y = Y.astype(np.int8)
     results = evaluate(Y, predictions=P.astype(np.int8), scores=S, joint_log_proba=J,
-                       measures=metrics, threshold=threshold)
+                       measures=metrics, threshold=threshold, ties=ties)
     return results, Y

@@ -11,8 +11,16 @@ nested and gridded, :mod:`mlbench.methods._spec`), or ``{name: NAME, params: {..
 grid: {...}, tune: {...}, tune_by: MEASURE}`` (:func:`method_entries`): ``params`` override the
 method's defaults for this protocol, and ``id`` (default: the name) is what the results' ``method``
 column says, so one method can appear twice with different parameters.
+``ties`` (default ``pessimistic``) is the tie convention of the label-ranking measures, that of
+the paper's evaluation (see :mod:`mlbench.metrics.ranking`).
 The entry ``all`` stands for every registered method; the other entries then only set the
 parameters of the methods they name (the ``quick`` protocol uses this to make slow methods smaller).
+
+Main methods and variants: a method entry may carry ``variant_of: PARENT`` (an ablation or an
+alternative reading of the method ``PARENT`` of the same protocol), and the protocol-level mapping
+``variants: {ID: PARENT}`` names variants that another protocol file of the same name runs (the
+ablation files of ``results/papers``, whose rows join the paper's grid).  Reports compare the main
+methods (the paper's table) and pair each variant with its parent on the datasets it ran on.
 """
 from __future__ import annotations
 
@@ -28,10 +36,11 @@ from mlbench.errors import ConfigError
 
 HERE = Path(__file__).parent
 KEYS = {"name", "paper", "description", "split", "seed", "preprocess", "metrics", "datasets",
-        "methods", "control", "stats", "style", "notes", "measure_from", "bootstrap"}
+        "methods", "control", "stats", "style", "notes", "measure_from", "bootstrap", "ties",
+        "variants"}
 REQUIRED = {"name", "split", "metrics"}
 SPLIT_KEYS = {"scheme", "train_fraction", "repeats", "folds", "validation_fraction", "stratify"}
-METHOD_KEYS = {"name", "params", "id", "grid", "tune", "tune_by"}
+METHOD_KEYS = {"name", "params", "id", "grid", "tune", "tune_by", "variant_of"}
 
 
 @dataclass(frozen=True)
@@ -41,6 +50,8 @@ class MethodEntry:
     name: str
     params: dict = field(default_factory=dict)
     id: str = ""
+    #: the label of the method this one is a variant of (ablation, alternative reading), or ""
+    variant_of: str = ""
 
     @property
     def label(self):
@@ -67,6 +78,15 @@ class Protocol:
     measure_from: dict = field(default_factory=dict)
     #: test-row bootstrap of each cell (:mod:`mlbench.stats.bootstrap`): replicates, 0 = none
     bootstrap: int = 0
+    #: how the label-ranking measures order tied scores (:data:`mlbench.metrics.ranking.TIES`)
+    ties: str = "pessimistic"
+    #: variant label -> parent label: the ``variant_of`` entries and the ``variants`` mapping
+    variants: dict = field(default_factory=dict)
+
+    @property
+    def main_methods(self):
+        """The labels of the methods the paper's table compares (every entry but the variants)."""
+        return tuple(e.label for e in self.methods if e.label not in self.variants and e.name != "all")
 
     def with_overrides(self, *, repeats=None, seed=None):
         """A copy with another number of repeats and/or base seed (``mlbench run --repeats/--seed``)."""
@@ -170,6 +190,9 @@ def method_entries(item, where, metrics=()):
         if key != "params" and not all(isinstance(v, list) and v for v in value.values()):
             raise ConfigError(f"{where}: {key} of method {name!r} must map each parameter to a "
                               "non-empty list of values")
+    parent = item.get("variant_of") or ""
+    if not isinstance(parent, str):
+        raise ConfigError(f"{where}: variant_of of method {name!r} must be a method label")
     grid, tune, label = item.get("grid") or {}, item.get("tune") or {}, str(item.get("id") or "")
     tune_by = item.get("tune_by") or (metrics[0] if metrics else "macro_f1")
     if not isinstance(tune_by, str) or (item.get("tune_by") and not tune):
@@ -180,9 +203,9 @@ def method_entries(item, where, metrics=()):
             name, params = canonical_spec(spec), {}
         named = expand_names(name, label or None)
         if not tune:
-            return [MethodEntry(n, dict(params), lab if lab != n else "") for n, lab in named]
+            return [MethodEntry(n, dict(params), lab if lab != n else "", parent) for n, lab in named]
         return [MethodEntry(tuned_spec(n, tune, tune_by), {},
-                            item.get("id") or (lab if len(named) > 1 else item["name"]))
+                            item.get("id") or (lab if len(named) > 1 else item["name"]), parent)
                 for n, lab in named]
     except ConfigError as exc:
         raise ConfigError(f"{where}: {exc}") from None
@@ -261,19 +284,49 @@ def parse_protocol(data, where="protocol"):
 
     measure_from = parse_measure_from(data.get("measure_from"), metrics, labels, where)
     bootstrap = _bootstrap(data.get("bootstrap"), where)
+    from mlbench.metrics.ranking import check_ties
+
+    ties = check_ties(data.get("ties", "pessimistic"), where)
     control = data.get("control")
     if control is not None and not isinstance(control, str):
         raise ConfigError(f"{where}: control must be a method name")
     if control is not None and control not in labels and control not in measure_from:
         raise ConfigError(f"{where}: control {control!r} is not one of the protocol's methods")
+    variants = _variants(data.get("variants"), entries, set(labels) | set(measure_from), where)
     return Protocol(
         name=data["name"], split=_split(data["split"], where), metrics=metrics, paper=paper,
         description=data.get("description", ""), seed=seed, preprocess=tuple(steps),
         datasets=_str_list(data.get("datasets"), "datasets", where), methods=entries,
         control=control, stats=_str_list(data.get("stats"), "stats", where),
         style=data.get("style", "plain"), notes=data.get("notes", ""), measure_from=measure_from,
-        bootstrap=bootstrap,
+        bootstrap=bootstrap, ties=ties, variants=variants,
     )
+
+
+def _variants(value, entries, labels, where):
+    """``{variant: parent}`` from the entries' ``variant_of`` and the ``variants`` mapping; every
+    parent must be a main method of the protocol, and no variant may be a parent."""
+    if value is None:
+        value = {}
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise ConfigError(f"{where}: variants must be a mapping {{VARIANT: PARENT}} of method labels")
+    _names_only(value, "variants", where)
+    out = {}
+    for e in entries:
+        if e.variant_of:
+            out[e.label] = e.variant_of
+    for v, parent in value.items():
+        if v in out and out[v] != parent:
+            raise ConfigError(f"{where}: variant {v!r} has two parents ({out[v]!r}, {parent!r})")
+        out[v] = parent
+    for v, parent in out.items():
+        if parent == v or parent not in labels:
+            raise ConfigError(f"{where}: variant {v!r} names parent {parent!r}, which is not one of "
+                              "the protocol's methods")
+        if parent in out:
+            raise ConfigError(f"{where}: variant {v!r} names parent {parent!r}, itself a variant "
+                              "(a parent must be a main method)")
+    return out
 
 
 def _bootstrap(value, where):

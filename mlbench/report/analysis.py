@@ -12,6 +12,13 @@ Conventions
 * The per-dataset test is the paired t-test unless ``corrected-ttest`` is requested; the report names
   the test it used.  A dataset where the control and a method share fewer than two splits gets no test
   (``n/a``) and counts as neither win, tie nor loss; it is listed in the notes.
+* Main methods and variants: ``variants`` maps a variant (an ablation, an alternative reading;
+  from the protocol) to its parent method.  The tables, the tests over datasets and the control
+  comparisons use the other (main) methods; each variant is analysed apart, paired with its parent
+  on the datasets where it ran (:class:`VariantAnalysis`).  A variant whose parent is not in the
+  results is a main method.
+* A method without a value on some of the datasets is left out of the tests over datasets (one note
+  naming it and its missing count) rather than the datasets, see :func:`_block_methods`.
 """
 from __future__ import annotations
 
@@ -165,12 +172,48 @@ class Analysis:
     rope: float
     seed: int
     notes: list = field(default_factory=list)
+    variants: list = field(default_factory=list)   # VariantAnalysis, in the protocol's order
 
     @property
     def split_test_name(self):
         """The per-dataset test, as the report names it."""
         return "Nadeau-Bengio corrected resampled t-test" if self.split_test == "corrected-ttest" \
             else "paired t-test"
+
+
+@dataclass
+class VariantAnalysis:
+    """A variant paired with its parent on the datasets where the variant ran: one
+    :class:`MetricAnalysis` per metric with the methods ``[parent, variant]`` and the parent as
+    control (its ``per_dataset`` tests, ``split_marker`` and ``wtl`` are the parent's)."""
+
+    variant: str
+    parent: str
+    metrics: list
+
+
+def _only(results, methods, datasets=None):
+    """``results`` restricted to ``methods`` (and ``datasets``), exact names."""
+    import dataclasses
+
+    def cut(frame):
+        mask = frame["method"].isin(methods)
+        if datasets is not None:
+            mask &= frame["dataset"].isin(datasets)
+        return frame[mask.to_numpy()]
+
+    return dataclasses.replace(results, frame=cut(results.frame), failures=cut(results.failures))
+
+
+def split_variants(results, variants):
+    """``(main results, {variant: parent})``: the variants of ``variants`` present in the results
+    with their parent, and the results without them.  When fewer than two main methods would be
+    left (``-m mc,mc-cap10``), nothing is split off: the chosen methods are compared as they are."""
+    methods = results.methods
+    present = {v: p for v, p in (variants or {}).items() if v in methods and p in methods and v != p}
+    if not present or len(methods) - len(present) < 2:
+        return results, {}
+    return _only(results, [m for m in methods if m not in present]), present
 
 
 def choose_control(results, metric, requested, protocol_control):
@@ -197,18 +240,26 @@ def choose_control(results, metric, requested, protocol_control):
 
 def analyse(results, *, metrics=None, control=None, protocol_control=None, alpha=0.05, stats=(),
             strict_stats=(), split_test=None, rope=DEFAULT_ROPE, seed=0, bayes_samples=50_000,
-            per_metric_control=True):
+            per_metric_control=True, variants=None):
     """Compute every number of the report.  ``strict_stats``: statistics the user asked for by name;
-    when one cannot be computed (too few datasets or splits) it is an error instead of a note."""
+    when one cannot be computed (too few datasets or splits) it is an error instead of a note.
+    ``variants``: ``{variant: parent}`` (the protocol's), analysed apart from the main methods."""
     if not 0.0 < alpha < 1.0:
         raise ConfigError(f"--alpha must lie in (0, 1) (got {alpha})")
     metrics = list(metrics or results.metrics)
     if not metrics:
         raise ConfigError("the results have no metric columns")
+    full = results
+    results, variants = split_variants(results, variants)
+    if control in variants:
+        raise ConfigError(f"control method {control!r} is a variant of {variants[control]!r}; "
+                          "the control is one of the main methods")
     methods = results.methods
     if len(methods) < 2:
+        dropped = [n for n in results.notes if "left out" in n]   # lines that may hold the others
         raise MlbenchError(f"a report compares methods: the results hold {len(methods)} "
-                           f"({', '.join(methods)})")
+                           f"({', '.join(methods)})"
+                           + (f"; {'; '.join(dropped)}" if dropped else ""))
     ctrl, source = choose_control(results, metrics[0], control, protocol_control)
     stats = list(dict.fromkeys(list(stats) + list(strict_stats)))
     # each metric has its control: the one asked for, else the protocol's, else the best mean
@@ -225,6 +276,17 @@ def analyse(results, *, metrics=None, control=None, protocol_control=None, alpha
                              strict_stats, split_test, rope, seed, bayes_samples)
         ma.control, ma.control_source = controls[metric]
         out.metrics.append(ma)
+    for v, parent in variants.items():
+        ran = list(dict.fromkeys(pd.concat([full.frame.loc[full.frame["method"] == v, "dataset"],
+                                            full.failures.loc[full.failures["method"] == v, "dataset"]])))
+        pair = _only(full, [parent, v], ran)
+        out.variants.append(VariantAnalysis(v, parent, [
+            _analyse_metric(pair, metric, [parent, v], parent, alpha, (), (), split_test, rope, seed,
+                            bayes_samples) for metric in metrics]))
+    if variants:
+        out.notes.append(f"{len(variants)} variant(s) are left out of the main comparison and paired "
+                         "with their parent in the variants table: "
+                         + ", ".join(f"{v} ({p})" for v, p in variants.items()))
     return out
 
 
@@ -286,13 +348,8 @@ def _analyse_metric(results, metric, methods, ctrl, alpha, stats, strict, split_
     ranks = pd.DataFrame(index=complete, columns=block_methods, dtype=float)
     a = MetricAnalysis(metric, display, greater, datasets, methods, mean, std, n, ranks, complete,
                        left_out, alpha=alpha, block_methods=block_methods)
-    for cell in results.missing(metric):
-        a.notes.append(f"missing: {cell['method']} on {cell['dataset']} ({cell['reason']})")
-    for cell in results.partial(metric):
-        a.notes.append(f"incomplete: {cell['method']} on {cell['dataset']} has {cell['splits']} of "
-                       f"{cell['of']} splits")
-    for m, why in dropped:
-        a.notes.append(f"tests over datasets leave out {m} ({why})")
+    a.notes.extend(missing_notes(results.missing(metric), results.partial(metric), len(datasets),
+                                 dict(dropped)))
     if left_out:
         a.notes.append(f"tests over datasets use the {len(complete)} datasets with results for every "
                        f"compared method; left out: {', '.join(left_out)}")
@@ -388,15 +445,65 @@ def _analyse_metric(results, metric, methods, ctrl, alpha, stats, strict, split_
     return a
 
 
+def _listing(names, most=4):
+    names = list(names)
+    return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
+def missing_notes(missing, partial, n_datasets, dropped=None):
+    """One note per method that lacks cells (``missing``: the dicts of ``Results.missing``; the
+    reasons with the datasets they hold for) or has fewer splits on some datasets (``partial``),
+    saying when it is left out of the tests over datasets (``dropped``: method -> reason)."""
+    dropped = dict(dropped or {})
+    by_method, short = {}, {}
+    for cell in missing:
+        by_method.setdefault(cell["method"], {}).setdefault(cell["reason"], []).append(cell["dataset"])
+    for cell in partial:
+        short.setdefault(cell["method"], []).append(f"{cell['dataset']} {cell['splits']} of {cell['of']}")
+    notes = []
+    for m in dict.fromkeys(list(by_method) + list(short) + list(dropped)):
+        parts = []
+        if m in by_method:
+            k = sum(len(ds) for ds in by_method[m].values())
+            if k == n_datasets and len(by_method[m]) == 1:
+                parts.append(f"no value on any of the {k} datasets ({next(iter(by_method[m]))})")
+            else:
+                parts.append(f"no value on {k} of {n_datasets} datasets (" + "; ".join(
+                    f"{_listing(ds)}: {why}" for why, ds in by_method[m].items()) + ")")
+        if m in short:
+            parts.append(f"fewer splits on {len(short[m])} dataset(s) ({_listing(short[m])} splits)")
+        line = f"{'missing' if m in by_method else 'incomplete'}: {m} has " + "; ".join(parts) \
+            if parts else f"{m}: {dropped[m]}"
+        if m in dropped:
+            line += "; left out of the tests over datasets"
+        notes.append(line)
+    return notes
+
+
 def _block_methods(mean, methods, ctrl):
     """The methods of the tests over datasets and the ones left out, with the reason.
 
     The Friedman test and its relatives need a complete block.  Methods without any value are left
-    out first; then, greedily, the method (never the control) missing on the most datasets is left
-    out whenever that gives a larger block (datasets x methods) than leaving out the datasets it
-    lacks.  The report lists both the methods and the datasets left out."""
+    out first.  The block's datasets are those where the control and at least half of the other
+    methods have a value; every method lacking one of them is left out (not the datasets it lacks),
+    so one method run on a few datasets cannot shrink the comparison of the others.  Only when
+    that leaves fewer than two methods does the block fall back to a greedy choice: the method
+    (never the control) missing on the most datasets is left out whenever that gives a larger
+    block (datasets x methods) than leaving out the datasets it lacks.  The report names the
+    methods and the datasets left out."""
     keep = [m for m in methods if mean[m].notna().any()]
     dropped = [(m, "no results") for m in methods if m not in keep]
+    if len(keep) > 2:
+        have = mean[keep].notna()
+        rows = have.sum(axis=1) * 2 >= len(keep)
+        if ctrl in keep:
+            rows &= have[ctrl]
+        lacking = {m: int((~have.loc[rows, m]).sum()) for m in keep if m != ctrl}
+        rest = [m for m in keep if lacking.get(m, 0) == 0]
+        if len(rest) >= 2 and rows.any():
+            n = int(rows.sum())
+            return rest, dropped + [(m, f"missing on {lacking[m]} of {n} datasets")
+                                    for m in keep if m not in rest]
     while len(keep) > 2:
         size = int(mean[keep].notna().all(axis=1).sum()) * len(keep)
         gaps = {m: int(mean[m].isna().sum()) for m in keep if m != ctrl}

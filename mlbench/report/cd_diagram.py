@@ -107,6 +107,37 @@ def draw(names, average_ranks, cd, path, *, test="nemenyi", control=None, title=
     return fig
 
 
+def write_cd_diagrams(analysis, path, test="nemenyi", only=None):
+    """One diagram per metric of ``analysis`` (its main methods), or of metric ``only``: ``path``
+    itself for one metric, ``stem-METRIC.ext`` for several.  A metric without a Friedman test gets
+    a note instead."""
+    from mlbench.stats import critical_difference
+
+    if test not in ("nemenyi", "bonferroni-dunn"):
+        raise ConfigError(f"unknown --cd-test {test!r} (nemenyi or bonferroni-dunn)")
+    ext = os.path.splitext(path)[1].lower()
+    if ext not in (".png", ".svg"):
+        raise ConfigError(f"--cd-diagram must end in .png or .svg (got {path})")
+    written = []
+    chosen = [ma for ma in analysis.metrics if only is None or ma.metric == only]
+    for ma in chosen:
+        if ma.friedman is None:
+            note = (f"no CD diagram for {ma.metric}: it ranks methods over datasets and "
+                    f"{len(ma.used_datasets)} dataset(s) have results for every method")
+            if note not in analysis.notes:
+                analysis.notes.append(note)
+            continue
+        out = path if len(chosen) == 1 else f"{os.path.splitext(path)[0]}-{ma.metric}{ext}"
+        k, n = ma.friedman.n_methods, ma.friedman.n_datasets
+        cd = critical_difference(k, n, analysis.alpha, test)
+        draw(ma.block_methods, ma.friedman.average_ranks, cd, out, test=test,
+             control=ma.block_methods.index(ma.control) if ma.control in ma.block_methods
+             else None,
+             title=f"{ma.display}, {test}, α = {analysis.alpha:g}, N = {n}")
+        written.append(out)
+    return written
+
+
 def save_figure(fig, path, hint="choose another output file", **kw):
     """``fig.savefig(path)`` (atomically, the format from the file's extension, PNG without
     one) and close it; an unwritable path is one line (:mod:`mlbench.fileio`)."""

@@ -14,12 +14,17 @@ For every (dataset, method, metric) of the reference, the new results' cell is
 * an **improvement** when better by more than the tolerance.
 
 Cells only in the new results are counted as new, never failures.
+
+Like is compared with like: :func:`check_comparable` refuses a reference of another protocol, split
+rule (split scheme, or other training / test sizes on a shared split) or base seed, whose cells
+were measured on other splits.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
 from mlbench.errors import ConfigError
 from mlbench.report.results import metric_info
@@ -71,6 +76,63 @@ def parse_tolerances(values, default=0.02):
         else:
             default = tol
     return default, per
+
+
+def _scheme(split):
+    """The split scheme a split name was written by (``holdout-r03`` -> ``holdout``, ``kfold-r00-f02``
+    -> ``kfold``; a name without a dash is its own scheme)."""
+    return str(split).split("-", 1)[0]
+
+
+def _seeds(results):
+    frame = pd.concat([results.frame, results.failures])
+    if "seed" not in frame.columns:
+        return set()
+    return {str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
+            for v in frame["seed"].dropna().unique()}
+
+
+def _show(name):
+    """A name from a results file as a message shows it: quoted with escapes unless it is plain."""
+    import re
+
+    text = str(name)
+    return text if re.fullmatch(r"[\w.+-]{1,80}", text) else repr(text[:80])
+
+
+def check_comparable(results, reference, name="the reference"):
+    """Raise :class:`ConfigError` (one line) when ``reference`` was run under another protocol,
+    split rule or base seed than ``results``: its numbers come from other splits."""
+    why = None
+    if results.protocol and reference.protocol and results.protocol != reference.protocol:
+        why = f"protocol {reference.protocol!r}, the results {results.protocol!r}"
+    if why is None:
+        a, b = _seeds(reference), _seeds(results)
+        if a and b and a != b:
+            why = (f"seed {', '.join(map(_show, sorted(a)))}, the results "
+                   f"{', '.join(map(_show, sorted(b)))}")
+    if why is None:
+        a = {_scheme(x) for x in reference.frame["split"]}
+        b = {_scheme(x) for x in results.frame["split"]}
+        if a and b and a != b:
+            why = (f"split scheme {', '.join(map(_show, sorted(a)))}, the results "
+                   f"{', '.join(map(_show, sorted(b)))}")
+    if why is None and all(c in f.columns for f in (results.frame, reference.frame)
+                           for c in ("n_train", "n_test")):
+        key = ["dataset", "split"]
+        sizes = [f.groupby(key)[["n_train", "n_test"]].first() for f in (reference.frame, results.frame)]
+        both = sizes[0].merge(sizes[1], left_index=True, right_index=True,
+                              suffixes=("_ref", "_new")).dropna()
+        differ = both[(both["n_train_ref"] != both["n_train_new"])
+                      | (both["n_test_ref"] != both["n_test_new"])]
+        if len(differ):
+            (d, sp), r = next(iter(differ.iterrows()))
+            why = (f"{_show(d)} {_show(sp)} with {int(r.n_train_ref)} training / "
+                   f"{int(r.n_test_ref)} test rows, the results {int(r.n_train_new)} / "
+                   f"{int(r.n_test_new)} (another split rule)")
+    if why is not None:
+        raise ConfigError(f"{name} is not comparable: it has {why}; check against a reference of the "
+                          "same protocol, splits and seed")
 
 
 def _split_test(results, reference, metric, dataset, method, greater):
@@ -151,6 +213,9 @@ def describe(d, tol):
     if d.kind == "missing":
         return f"MISSING  {where}: reference {d.reference:.4f}, not in the new results"
     test = f", paired t-test p = {d.p:.3g}" if np.isfinite(d.p) else ""
+    if d.kind == "better":
+        return (f"BETTER   {where}: {d.value:.4f} vs reference {d.reference:.4f} "
+                f"(better by {-d.worse_by:.4f} > {tol:g})")
     return (f"WORSE    {where}: {d.value:.4f} vs reference {d.reference:.4f} "
             f"(worse by {d.worse_by:.4f} > {tol:g}{test})")
 

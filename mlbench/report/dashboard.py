@@ -185,7 +185,7 @@ def _provenance(results, paths, protocol):
 def dashboard(analysis, tables, paths, protocol=None):
     """The dashboard page (see the module docstring) as one HTML string."""
     from mlbench.report import plots
-    from mlbench.report.build import write_cd_diagrams
+    from mlbench.report.cd_diagram import write_cd_diagrams
 
     e = _escape
     results = analysis.results

@@ -74,4 +74,19 @@ def analysis_to_dict(analysis, style):
             m["rp"] = {"mean": {k: _f(v) for k, v in ma.rp_mean.items()},
                        "std": {k: _f(v) for k, v in ma.rp_std.items()}, "per_dataset": _frame(ma.rp)}
         doc["metrics"][ma.metric] = m
+    doc["variants"] = [_variant(va) for va in analysis.variants]
     return doc
+
+
+def _variant(va):
+    """A variant against its parent (:class:`~mlbench.report.analysis.VariantAnalysis`)."""
+    out = {"variant": va.variant, "parent": va.parent, "metrics": {}}
+    for ma in va.metrics:
+        out["metrics"][ma.metric] = {
+            "datasets": ma.datasets,
+            "parent_minus_variant": {d: _f(ma.mean.loc[d, va.parent] - ma.mean.loc[d, va.variant])
+                                     for d in ma.datasets},
+            "per_dataset_tests": [{"dataset": d, "p": _f(r.p), "n_splits": r.n_splits,
+                                   "outcome": ma.split_marker(d, k)} for (d, k), r in ma.per_dataset.items()],
+            "win_tie_loss": list(ma.wtl.get(va.variant, [0, 0, 0]))}
+    return out

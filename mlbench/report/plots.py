@@ -183,32 +183,48 @@ def bayes(results, metric, path, control=None, rope=0.01, n_samples=3000, seed=0
 
 def plot(paths, kinds=("all",), metrics=None, out_dir=".", fmt="png", protocol=None, methods=None,
          datasets=None):
-    """Write the ``kinds`` of pictures for each metric into ``out_dir``; return the file paths."""
-    from mlbench.report.build import make_report
-    from mlbench.report.results import load_results
+    """Write the ``kinds`` of pictures for each metric into ``out_dir``; return the file paths.
 
+    The results are read and analysed as ``mlbench report`` does (the protocol's metrics unless
+    ``metrics`` are given, its main methods; :func:`mlbench.report.prepare.prepare`)."""
+    from mlbench.report.prepare import prepare
+
+    kinds = _kinds(kinds, fmt)
+    analysis = prepare(paths, metrics=list(metrics or ()), protocol=protocol, methods=methods,
+                       datasets=datasets).analysis
+    return plot_analysis(analysis, kinds, out_dir, fmt)
+
+
+def _kinds(kinds, fmt):
     kinds = list(KINDS) if "all" in kinds else list(kinds)
     bad = [k for k in kinds if k not in KINDS]
     if bad:
         raise ConfigError(f"unknown plot kind {bad[0]!r}; choose from {', '.join(KINDS)} or all")
     if fmt not in ("png", "svg"):
         raise ConfigError(f"plot format must be png or svg, got {fmt!r}")
-    from mlbench.report.results import select
+    return kinds
 
-    results = select(load_results(paths, metrics=metrics, protocol=protocol), methods, datasets)
-    names = list(metrics or results.metrics)
+
+def plot_analysis(analysis, kinds=("all",), out_dir=".", fmt="png"):
+    """The pictures of an :class:`~mlbench.report.analysis.Analysis` (its results and metrics)."""
+    from mlbench.report.cd_diagram import write_cd_diagrams
+
+    kinds = _kinds(kinds, fmt)
+    results = analysis.results
     make_dirs(out_dir, "choose another --out folder")
     written = []
-    for metric in names:
+    for ma in analysis.metrics:
+        metric = ma.metric
         for kind in kinds:
             path = os.path.join(out_dir, f"{kind}-{metric}.{fmt}")
             if kind == "cd":
-                _, _, done = make_report(paths, metrics=(metric,), cd_diagram=path, protocol=protocol,
-                                         methods=methods, datasets=datasets)
-                written += done
+                written += write_cd_diagrams(analysis, path, only=metric)
                 continue
             if kind == "bayes" and len(results.datasets) < 2:
                 continue                          # as the CD diagram: nothing over one dataset
-            {"box": box, "heatmap": heatmap, "pareto": pareto, "bayes": bayes}[kind](results, metric, path)
+            if kind == "bayes":
+                bayes(results, metric, path, control=ma.control or analysis.control)
+            else:
+                {"box": box, "heatmap": heatmap, "pareto": pareto}[kind](results, metric, path)
             written.append(path)
     return written

@@ -180,11 +180,15 @@ def _table(df, metrics):
     return out
 
 
-def _paper(name, spec, root):
+def _paper(name, spec, root, allow_stale=False, echo=None):
+    from mlbench.experiment.provenance import check_frame
+    from mlbench.results_file import read_results
+
     path = root / spec["csv"]
+    problems = []
     try:
-        df = pd.read_csv(path)
-    except OSError as exc:
+        df = read_results([path], problems)
+    except (OSError, ConfigError) as exc:
         raise ConfigError(f"paper {name}: cannot read {path}: {exc}") from None
     df = df[df.status == "ok"]
     if spec.get("protocol"):           # one CSV may hold several protocols of one paper
@@ -193,7 +197,9 @@ def _paper(name, spec, root):
         df = df[df.method.isin(spec["methods"])]
     if df.empty:
         raise ConfigError(f"paper {name}: no ok row of {spec['csv']} matches its protocol/methods")
-    metrics = [c for c in df.columns if c not in FIXED_COLUMNS and df[c].notna().any()]
+    check_frame(df, allow_stale=allow_stale, echo=echo, what=f"paper {name} ({spec['csv']})")
+    metrics = [c for c in df.columns if c not in FIXED_COLUMNS and not c.startswith("__")
+               and df[c].notna().any()]
     splits = sorted(df.split.unique())
     out = [f"## {name}: {spec['title']}", "",
            f"- results: `{spec['csv']}` ({len(df)} ok cells)",
@@ -201,9 +207,13 @@ def _paper(name, spec, root):
            f"({', '.join(splits)})",
            f"- datasets: {', '.join(sorted(df.dataset.unique()))}",
            f"- methods: {', '.join(sorted(df.method.unique()))}",
-           f"- run: `{spec['run']}`", f"- report: `{spec['report']}`", "",
-           "### Our results (mean ± sd over splits; one split: value [bias-corrected 95% "
-           "bootstrap interval over the test rows] where the run stored one)", ""]
+           f"- run: `{spec['run']}`", f"- report: `{spec['report']}`", ""]
+    if problems:        # lines the results file refused: named, so a thin table explains itself
+        out += [f"- {len(problems)} line(s) of `{spec['csv']}` left out: "
+                + "; ".join(p.split(": ", 1)[1] for p in problems[:5])
+                + ("; ..." if len(problems) > 5 else ""), ""]
+    out += ["### Our results (mean ± sd over splits; one split: value [bias-corrected 95% "
+            "bootstrap interval over the test rows] where the run stored one)", ""]
     out += _table(df, metrics)
     out += ["### The paper's claims", ""]
     for c in spec.get("claims") or []:
@@ -218,8 +228,10 @@ def _paper(name, spec, root):
     return out + [""]
 
 
-def render(claims_path="results/papers/claims.yaml", root="."):
-    """The text of REPRODUCTION.md."""
+def render(claims_path="results/papers/claims.yaml", root=".", allow_stale=False, echo=None):
+    """The text of REPRODUCTION.md.  Rows computed from something no longer current (stale
+    provenance, :mod:`mlbench.experiment.provenance`) are refused unless ``allow_stale``; each
+    stale (dataset, method) group is named through ``echo``."""
     root = Path(root)
     papers = load_claims(root / claims_path)
     out = ["# Reproduction report", "",
@@ -227,5 +239,5 @@ def render(claims_path="results/papers/claims.yaml", root="."):
            "and `results/papers/claims.yaml`; do not edit by hand.  The papers' own numbers are not "
            "quoted: compare with the papers' tables yourself.", ""]
     for name, spec in papers.items():
-        out += _paper(name, spec, root)
+        out += _paper(name, spec, root, allow_stale, echo)
     return "\n".join(out).rstrip() + "\n"

@@ -154,31 +154,20 @@ class Results:
 
 
 def _read_one(path, notes):
-    """One results CSV as a DataFrame, read through the resume reader's line rules
-    (:func:`mlbench.experiment.store.parse_lines`): an unreadable line (a stray quote, a bare CR,
-    a wrong field count, a torn last line) is left out with a note naming it, never an error for
+    """One results CSV as a DataFrame, read by the results file's line rules
+    (:func:`mlbench.results_file.read_results`): a refused line (unparsable, another width,
+    another column layout, a torn last line) is left out with a note naming it, never an error for
     the whole file (a file with no readable row is)."""
-    import io
-    import re
-
-    from mlbench.experiment.store import parse_lines
+    from mlbench.results_file import read_results
 
     if not os.path.isfile(path):
         raise DataError(f"results file {path} does not exist")
-    with open(path, "rb") as fh:
-        data = fh.read()
     problems = []
-    header, _ = parse_lines(data, path, problems)
-    bad = {int(m.group(1)) for m in (re.match(r"line (\d+):", p) for p in problems) if m}
-    lines = data.decode("utf-8", errors="replace").split("\n")
-    kept = "\n".join(line for i, line in enumerate(lines, start=1) if i not in bad)
     try:
-        df = pd.read_csv(io.StringIO(kept), dtype={"dataset": str, "method": str, "split": str,
-                                                   "protocol": str, "status": str, "error": str},
-                         keep_default_na=True)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise DataError(f"{path}: not a results CSV ({first})") from None
+        df = read_results([path], problems)
+    except ConfigError as exc:
+        raise DataError(str(exc)) from None
+    problems = [p.split(": ", 1)[1] for p in problems]
     missing = [c for c in REQUIRED if c not in df.columns]
     if missing:
         raise DataError(f"{path}: not a results CSV (missing column {', '.join(missing)})")
@@ -189,9 +178,8 @@ def _read_one(path, notes):
         why = f" ({'; '.join(problems[:2])})" if problems else ""
         raise DataError(f"{path}: no readable result rows{why}")
     if df[list(REQUIRED)].isna().any().any():
-        line = int(df[list(REQUIRED)].isna().any(axis=1).to_numpy().argmax()) + 2
+        line = int(df["__line"][df[list(REQUIRED)].isna().any(axis=1)].iloc[0])
         raise DataError(f"{path}: line {line} lacks a dataset, method or split")
-    df["__file"] = path
     return df
 
 

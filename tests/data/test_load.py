@@ -332,6 +332,7 @@ def _network_only_pins():
         return {r["url"]: (r["sha256"], int(r["bytes"])) for r in csv.DictReader(fh, delimiter="\t")}
 
 
+@pytest.mark.mirror
 def test_network_only_files_are_pinned_as_network_only_tsv_says():
     pins = _network_only_pins()
     marked = [f for e in reg.registry().values() for f in e.files if f.network_only]
@@ -342,6 +343,7 @@ def test_network_only_files_are_pinned_as_network_only_tsv_says():
         assert pins[f.url] == (f.sha256, f.bytes), f.url
 
 
+@pytest.mark.mirror
 def test_a_network_only_file_missing_from_the_mirror_says_so(tmp_path, monkeypatch, cli):
     from mlbench.data.fetch import NetworkOnlyError
 
@@ -353,6 +355,7 @@ def test_a_network_only_file_missing_from_the_mirror_says_so(tmp_path, monkeypat
     assert not list((tmp_path / "data").rglob("*.npz"))
 
 
+@pytest.mark.mirror
 def test_image_is_the_boomer_copy_train_then_test(tmp_path, monkeypatch):
     monkeypatch.setenv("MLBENCH_DATA", str(tmp_path / "data"))
     ds = load_dataset("image")

@@ -225,29 +225,50 @@ def protocol_target(data: bytes, tmp: Path):
 
 
 def results_target(data: bytes, tmp: Path):
-    """A results CSV as resume reads it (store.read_rows, and read_ok: the params and data_spec
-    JSON), as reports read it (load_results) and the JSON of ``extra`` that reports decode
-    (bootstrap replicates, MLDF layers)."""
+    """A results CSV as resume reads it (results_file.read_rows, and read_ok: the recorded
+    provenance, params and data_spec JSON), as reports read it (read_results, load_results) and
+    the JSON of ``extra`` that reports decode (bootstrap replicates, MLDF layers), checked against
+    an independent reading with the csv module: every accepted row holds its line's fields under
+    line 1's header, and no row is accepted from under a second header of another layout (never
+    reinterpreted)."""
     from mlbench.errors import MlbenchError
-    from mlbench.experiment.runner import same_params
-    from mlbench.experiment.store import read_ok, read_rows
+    from mlbench.experiment.provenance import differences, recorded_identity
+    from mlbench.experiment.store import read_ok
     from mlbench.protocols.measure_from import _extra_layers
     from mlbench.report.results import load_results
+    from mlbench.results_file import read_results, read_rows
     from mlbench.stats.bootstrap import _extra
 
     path = tmp / "results.csv"
     path.write_bytes(data)
     try:
-        _, rows, _ = read_rows(str(path))
-        params, _ = read_ok(str(path))
-        for recorded in params.values():
-            same_params(recorded, "{}", {"x": 1})
+        header, rows, _ = read_rows(str(path))
+        for row in read_ok(str(path)).values():
+            differences(recorded_identity(row), {"params": "{}", "protocol_spec": "x"}, {"x": 1})
         for row in rows:
             _extra(row)
             _extra_layers(row.get("extra"))
+        read_results([str(path)])
         load_results([str(path)])
     except MlbenchError as exc:
         return _one_line(exc, path)
+    lines = data.decode("utf-8", errors="replace").split("\n")
+    governed, foreign = {}, None
+    for number, line in enumerate(lines[1:], start=2):
+        try:
+            fields = next(csv.reader([line]))
+        except (csv.Error, StopIteration):
+            fields = None
+        if fields and {"dataset", "method", "split"} <= set(fields):
+            foreign = None if fields == header else number
+        governed[number] = foreign
+    for row in rows:
+        n = row["__line"]
+        if governed.get(n) is not None:
+            return "differs", f"line {n} read under line {governed[n]}'s header"
+        want = next(csv.reader([lines[n - 1]]))
+        if [row[c] for c in header] != want:
+            return "differs", f"line {n}: {want[:4]!r} read as {[row[c] for c in header][:4]!r}"
     return "accepted", ""
 
 
@@ -311,7 +332,7 @@ TARGETS = {
     "clus-hmc": (clus_target, "arff", ["church-clus.arff"]),
     "cache": (cache_target, "cache", []),
     "protocol-yaml": (protocol_target, "yaml", ["protocol.yaml"]),
-    "results-csv": (results_target, "csv", ["results.csv"]),
+    "results-csv": (results_target, "csv", ["results.csv", "results-appended.csv"]),
     "user-csv": (user_csv_target, "csv", ["flags.csv"]),
     "user-parquet": (user_parquet_target, "cache", ["flags.parquet"]),
 }

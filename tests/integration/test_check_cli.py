@@ -119,3 +119,42 @@ def test_per_metric_tolerance_junit_and_annotations(reference, tmp_path, cli):
     assert sorted(failing) == ["emotions / mlknn / macro_f1", "yeast / mlknn / macro_f1"]
     code, _, err = cli(["check", new, "--against", reference, "--tolerance", "macro_f9=1"])
     assert code == 2 and "unknown metric" in err
+
+
+def test_improvements_are_named_with_their_numbers(reference, tmp_path, cli):
+    df = pd.read_csv(reference)
+    df.loc[(df.method == "br-lr") & (df.dataset == "yeast"), "macro_f1"] += 0.05
+    code, out, _ = cli(["check", write(tmp_path, df), "--against", reference])
+    assert code == 0 and "1 improvements" in out
+    line = next(ln for ln in out.splitlines() if ln.startswith("BETTER"))
+    assert line == "BETTER   yeast / br-lr / macro_f1: 0.6600 vs reference 0.6100 (better by 0.0500 > 0.02)"
+
+
+@pytest.mark.parametrize("change, message", [
+    (dict(protocol="soshf"), "protocol 'quick', the results 'soshf'"),
+    (dict(seed=1), "seed 0, the results 1"),
+    (dict(split_prefix="kfold-"), "split scheme r0, r1, r2, the results kfold"),
+    (dict(n_train=70), "emotions r0 with 80 training / 20 test rows, the results 70 / 20"),
+])
+def test_a_foreign_reference_is_refused(reference, tmp_path, cli, change, message):
+    """A reference of another protocol, seed or split rule was measured on other splits: exit 2,
+    one line naming the difference, before any cell is compared."""
+    ref = pd.read_csv(reference).assign(seed=0, n_train=80, n_test=20)
+    ref.to_csv(reference, index=False)
+    df = ref.copy()
+    for key, value in change.items():
+        if key == "split_prefix":
+            df["split"] = value + df["split"]
+        else:
+            df[key] = value
+    code, out, err = cli(["check", write(tmp_path, df), "--against", reference])
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert f"reference {reference} is not comparable: it has {message}" in err
+
+
+def test_a_foreign_name_is_shown_escaped(reference, tmp_path, cli):
+    df = pd.read_csv(reference)
+    df["split"] = "\x1b[31mkfold-" + df["split"]
+    code, _, err = cli(["check", write(tmp_path, df), "--against", reference])
+    assert code == 2 and "\x1b" not in err and "'\\x1b[31mkfold'" in err

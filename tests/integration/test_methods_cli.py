@@ -42,3 +42,14 @@ def test_methods_fit_80_columns_and_a_method_has_its_page(cli, monkeypatch):
     assert "Mixtures-of-Trees" in out
     code, _, err = cli(["methods", "pcx"])
     assert code == 2 and "did you mean 'pcc'" in err
+
+
+def test_method_page_gives_measured_costs_by_dataset(cli):
+    """``methods NAME``: the cost of its cells in results/papers, one line per dataset (sorted)."""
+    code, out, err = cli(["methods", "mc"])
+    assert code == 0, err
+    lines = out.split("measured cost in results/papers", 1)[1].splitlines()[1:]
+    names = [ln.split()[0] for ln in lines if ln.startswith("  ")]
+    assert "emotions" in names and "rcv1subset1" in names
+    assert names == sorted(names, key=str.lower)
+    assert all("(mc)" in ln and " s " in ln for ln in lines if ln.startswith("  "))

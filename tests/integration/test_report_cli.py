@@ -121,7 +121,7 @@ def test_missing_results_are_listed(results, tmp_path, cli):
     df.to_csv(path, index=False)
     code, out, err = cli(["report", path, "--style", "plain", "--metric", "macro_f1"])
     assert code == 0, err
-    assert "missing: rakel on scene (timeout x4)" in out
+    assert "missing: rakel has no value on 1 of" in out and "(scene: timeout x4)" in out
 
 
 def test_fit_seconds_is_a_lower_is_better_metric_on_request_only(tmp_path, cli):

@@ -1,7 +1,6 @@
 """The runner on real data: the embedded emotions (no network, no mirror) and, with the mirror, yeast
 under the SOSHF protocol's preprocessing."""
 import json
-import os
 
 import pandas as pd
 import pytest
@@ -45,9 +44,6 @@ def test_quick_protocol_on_embedded_emotions(data_dir):
 
 @pytest.mark.mirror
 def test_soshf_protocol_on_yeast_drops_imbalanced_labels(data_dir, monkeypatch):
-    mirror = os.environ.get("MLBENCH_MIRROR")
-    if not mirror:
-        pytest.skip("MLBENCH_MIRROR is not set (point it at the dataset mirror)")
     _need("br-lr")
     proto = load_protocol("soshf").with_overrides(repeats=1)
     out = data_dir / "soshf.csv"

@@ -223,6 +223,7 @@ def test_a_plugin_package_registers_named_methods(tmp_path, monkeypatch, cli):
     (info / "entry_points.txt").write_text("[mlbench.methods]\ntoy = mlbench_toyplugin\n")
     monkeypatch.syspath_prepend(str(site))
     monkeypatch.setattr(registry, "_discovered", False)
+    monkeypatch.setattr(registry, "_plugins_loaded", False)
     try:
         spec = registry.get("toy-plugin-br")
         assert spec.paper == "user" and spec.family == "plugin"

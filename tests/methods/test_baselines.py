@@ -1,7 +1,6 @@
 """The shared baselines against independent results (scikit-learn, scikit-multilearn, by hand)."""
 from __future__ import annotations
 
-import os
 import warnings
 
 import numpy as np
@@ -246,10 +245,7 @@ def test_mlknn_small_training_set_caps_k():
 
 
 @pytest.mark.mirror
-def test_mlknn_equals_scikit_multilearn_on_yeast(tmp_path):
-    mirror = os.environ.get("MLBENCH_MIRROR")
-    if not mirror:
-        pytest.skip("MLBENCH_MIRROR is not set (the dataset mirror, e.g. ../shared/datasets)")
+def test_mlknn_equals_scikit_multilearn_on_yeast(tmp_path, mirror):
     from mlbench.data import load_dataset
 
     ds = load_dataset("yeast", data_dir=tmp_path, mirror=mirror)

@@ -76,14 +76,18 @@ def test_rf_cost_sets_thresholds_from_oob():
     assert m.threshold_.shape == (5,) and not np.all(m.threshold_ == 0.5)
 
 
-def test_clr_votes_sum_to_a_constant():
+def test_clr_votes_sum_to_a_constant_and_ties_with_the_calibrated_label_are_relevant():
     m = registry.make("clr", random_state=0).fit(X[:100], Y[:100])
     L = 5
-    D = m.decision_function(X[100:]) * L  # v_i - v_0
+    V = m.decision_function(X[100:]) * L  # v_i, MULAN's confidence times L
+    assert np.allclose(V, np.round(V)) and (V >= 0).all() and (V <= L).all()
     # every calibration and pairwise model casts exactly one vote, so
-    # sum_i (v_i - v_0) = L + pairs - (L + 1) v_0 with v_0 a whole number of votes in [0, L]
-    v0 = (L + len(m.pairs_) - D.sum(axis=1)) / (L + 1)
+    # sum_i v_i + v_0 = L + pairs with v_0 a whole number of votes in [0, L]
+    v0 = L + len(m.pairs_) - V.sum(axis=1)
     assert np.allclose(v0, np.round(v0)) and (v0 >= 0).all() and (v0 <= L).all()
+    # MULAN's rule: relevant when v_i >= v_0, a tie included
+    np.testing.assert_array_equal(m.predict(X[100:]), (V >= v0[:, None]).astype(int))
+    assert (V == v0[:, None]).any()     # the tie rule is exercised
 
 
 def test_balanced_kmeans_respects_capacity():

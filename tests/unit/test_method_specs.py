@@ -209,7 +209,7 @@ def test_a_protocols_user_methods_are_run_not_dropped():
 
 
 def test_the_report_reads_the_protocol_file_its_rows_recorded(tmp_path):
-    from mlbench.report.build import protocol_defaults, protocol_source
+    from mlbench.report.prepare import protocol_defaults, protocol_source
 
     path = tmp_path / "lab.yaml"
     path.write_text("name: lab\nsplit: {scheme: holdout}\nmetrics: [macro_auc, macro_f1]\n"
@@ -218,7 +218,8 @@ def test_the_report_reads_the_protocol_file_its_rows_recorded(tmp_path):
                           "extra": ["{}", json.dumps({"protocol_file": str(path)})]})
     assert protocol_source("lab", frame) == str(path)
     assert protocol_defaults("lab", frame) == {"metrics": ["macro_auc", "macro_f1"],
-                                               "control": "cc", "stats": [], "style": "mldf"}
+                                               "control": "cc", "stats": [], "style": "mldf",
+                                               "variants": {}}
     assert protocol_source("other", frame) == "other"          # another protocol's rows
     path.unlink()
     assert protocol_source("lab", frame) == "lab" and protocol_defaults("lab", frame) == {}

@@ -111,3 +111,53 @@ def test_protocol_errors_name_the_line(tmp_path, text, line, phrase):
     with pytest.raises(ConfigError) as info:
         load_protocol(str(path))
     assert f"{path}:{line}:" in str(info.value) and phrase in str(info.value)
+
+
+def test_variants_from_entries_and_the_variants_mapping():
+    p = parse_protocol(_base(methods=["cc", "pcc", {"name": "cc", "id": "cc-x", "variant_of": "cc"}],
+                             variants={"pcc-y": "pcc"}))
+    assert p.variants == {"cc-x": "cc", "pcc-y": "pcc"}
+    assert p.main_methods == ("cc", "pcc")
+    assert p.methods[2].variant_of == "cc" and p.methods[2].params == {}
+
+
+@pytest.mark.parametrize("extra, phrase", [
+    (dict(methods=["cc", {"name": "cc", "id": "cc-x", "variant_of": "ecc"}]), "parent 'ecc'"),
+    (dict(methods=["cc", {"name": "cc", "id": "cc-y"}], variants={"cc-x": "cc-y", "cc-y": "cc"}),
+     "itself a variant"),
+    (dict(methods=["cc", {"name": "cc", "id": "cc-x", "variant_of": "cc"}], variants={"cc-x": "pcc"}),
+     "two parents"),
+    (dict(methods=["cc"], variants=["cc-x"]), "variants must be a mapping"),
+    (dict(methods=["cc", {"name": "cc", "id": "cc-x", "variant_of": ["cc"]}]), "variant_of"),
+    (dict(methods=["cc"], variants={"cc": "cc"}), "parent 'cc'"),
+])
+def test_bad_variants_are_one_line(extra, phrase):
+    with pytest.raises(ConfigError, match=phrase):
+        parse_protocol(_base(**extra))
+
+
+def test_shipped_variants_and_the_claims_method_lists_agree():
+    """Each variant's parent is a main method; claims.yaml's per-paper ``methods`` (the paper's
+    own set) are exactly its protocol's main methods."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    assert load_protocol("mc").variants["mc-cap10"] == "mc"
+    assert load_protocol("mldf").variants == {"mldf-prevH": "mldf"}
+    for ablation, name in (("mc-ablation.yaml", "mc"), ("mldf-ablation.yaml", "mldf")):
+        p = load_protocol(str(root / "results" / "papers" / ablation))
+        assert p.name == name and p.variants.items() <= load_protocol(name).variants.items()
+    papers = yaml.safe_load((root / "results" / "papers" / "claims.yaml").read_text())["papers"]
+    listed = {k: v for k, v in papers.items() if v.get("methods")}
+    assert {"mc", "mldf", "imtsl"} <= set(listed)
+    for key, spec in listed.items():
+        assert list(spec["methods"]) == list(load_protocol(spec.get("protocol", key)).main_methods), key
+
+
+def test_ties_key():
+    assert parse_protocol(_base()).ties == "pessimistic"
+    assert parse_protocol(_base(ties="mulan")).ties == "mulan"
+    with pytest.raises(ConfigError, match="unknown tie convention 'optimistic'; choose one of"):
+        parse_protocol(_base(ties="optimistic"))
+    for name in ("mldf", "mldf-flex", "quick"):
+        assert load_protocol(name).ties == "pessimistic", name   # see REPRODUCTION.md: ties

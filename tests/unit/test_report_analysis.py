@@ -95,17 +95,35 @@ def test_incomplete_method_leaves_block_and_is_listed(tmp_path):
     df.to_csv(path, index=False)
     ma = analyse(load_results([path]), control="ctl").metrics[0]
     assert "broken" not in ma.block_methods and ma.friedman.n_methods == 3
-    assert any("broken on x (error x1: ValueError: boom)" in n for n in ma.notes)
-    assert any("leave out broken" in n for n in ma.notes)
+    # one line for the method: its count, each reason with its datasets, and that the tests leave it out
+    assert [n for n in ma.notes if "broken" in n] == [
+        "missing: broken has no value on 3 of 3 datasets (x: error x1: ValueError: boom; y, z: not run); "
+        "left out of the tests over datasets"]
 
 
-def test_method_missing_on_one_dataset_shrinks_the_block(tmp_path):
+def test_method_missing_on_one_dataset_leaves_the_block_not_the_dataset(tmp_path):
     path = splits_csv(tmp_path / "s.csv")
     df = pd.read_csv(path)
     df = df[~((df.dataset == "z") & (df.method == "better"))]
     df.to_csv(path, index=False)
     ma = analyse(load_results([path]), control="ctl").metrics[0]
+    assert ma.used_datasets == ["x", "y", "z"] and ma.left_out == []
+    assert ma.block_methods == ["ctl", "worse"] and ma.friedman.n_datasets == 3
+    assert [n for n in ma.notes if "better" in n] == [
+        "missing: better has no value on 1 of 3 datasets (z: not run); left out of the tests over datasets"]
+
+
+def test_a_dataset_most_methods_lack_is_left_out_instead(tmp_path):
+    """A dataset where fewer than half of the methods ran leaves the block, not those methods."""
+    path = splits_csv(tmp_path / "s.csv")
+    df = pd.read_csv(path)
+    extra = df[df.method == "worse"].assign(method="fourth")
+    df = pd.concat([df, extra])
+    df = df[~((df.dataset == "z") & df.method.isin(["better", "worse", "fourth"]))]
+    df.to_csv(path, index=False)
+    ma = analyse(load_results([path]), control="ctl").metrics[0]
     assert ma.used_datasets == ["x", "y"] and ma.left_out == ["z"]
+    assert ma.block_methods == ["ctl", "worse", "better", "fourth"]
     assert any("left out: z" in n for n in ma.notes)
 
 

@@ -1,4 +1,5 @@
-"""The imtsl style: RP over the paper's methods only, and the graph-ablation table."""
+"""The imtsl style: RP over the paper's methods only; the graph ablations (variants of imtsl in the
+protocol) in the variants table."""
 import numpy as np
 import pandas as pd
 import pytest
@@ -23,7 +24,8 @@ def _analysis(tmp_path, methods):
                                  n_train=80, n_test=20, accuracy=v))
     path = tmp_path / "toy.csv"
     pd.DataFrame(rows).to_csv(path, index=False)
-    return analyse(load_results([path]), control="imtsl", stats=["friedman", "ttest"])
+    return analyse(load_results([path]), control="imtsl", stats=["friedman", "ttest"],
+                   variants={"imtsl-empty": "imtsl", "imtsl-random": "imtsl"})
 
 
 def _row(t, label, group=None):
@@ -38,12 +40,13 @@ def test_rp_ranks_the_papers_methods_only(tmp_path):
     for m in ("imtsl", "br", "cc"):
         assert _row(rp, m).cells[0].value == pytest.approx(_row(without[0], m).cells[0].value)
     assert _row(rp, "cc").cells[0].value == pytest.approx(1 / np.log2(3))   # third of three
-    assert "imtsl:graph" not in [t.key for t in without]                   # no ablation, no table
+    assert "variants" not in [t.key for t in without]                      # no ablation, no table
 
 
 def test_ablation_table_gives_the_paired_difference_and_its_test(tmp_path):
-    graph = next(t for t in build_tables(_analysis(tmp_path, list(OFFSETS)), "imtsl") if t.key == "imtsl:graph")
-    assert graph.columns == ["Ablation", "d0", "d1", "d2", "#win/#tie/#loss"]
+    graph = next(t for t in build_tables(_analysis(tmp_path, list(OFFSETS)), "imtsl") if t.key == "variants")
+    assert graph.title.startswith("What the learned graph adds")
+    assert graph.columns == ["Variant", "d0", "d1", "d2", "#win/#tie/#loss"]   # one parent: no column
     empty = _row(graph, "imtsl-empty")
     assert empty.cells[0].value == pytest.approx(0.15, abs=0.01) and empty.cells[0].marker == "∗"
     assert empty.cells[-1].text == "3/0/0"

@@ -58,7 +58,8 @@ def test_mc_markers_and_win_tie_loss(toy):
     assert _row(t, "ctl (control)").cells[-1].text == "—"
     # "gone" has one split per dataset: no test, nothing counted, and the failure is listed
     assert _row(t, "gone").cells[-1].text == "0/0/0" and _row(t, "gone").cells[3].text == "—"
-    assert any("gone on d3 (error x1: MemoryError)" in n for n in t.notes)
+    assert any(n.startswith("missing: gone has no value on 1 of 4 datasets (d3: error x1: MemoryError)")
+               for n in t.notes)
     # best per dataset column: "strong" on d0
     assert strong.cells[0].best and not weak.cells[0].best
 

@@ -1,5 +1,5 @@
-"""Resume compares a cell's parameters and data fingerprint: a cell whose method parameters or data
-preprocessing (steps, split rule) changed is run again."""
+"""Resume compares a cell's recorded provenance: a cell whose method parameters, data
+preprocessing (steps, split rule), data or method code changed is run again."""
 import csv
 import json
 
@@ -75,7 +75,7 @@ def test_changed_param_in_yaml_reruns_only_that_method(shifted, tmp_path, cli):
     write_protocol(proto, shift_a=0.5)
     code, _, err = cli(["run", "-p", proto, "-o", out, "-j", 1, "-q"])
     assert code == 0, err
-    assert "2 cell(s) rerun because their parameters or data preprocessing changed" in err
+    assert "2 cell(s) rerun because what they were computed from changed: 2 parameters changed" in err
     assert "2 cell(s) run, 2 already done" in err
     after = pd.read_csv(out).set_index(["method", "split"]).sort_index()
     assert len(after) == 4 and (after.status == "ok").all()  # replaced, not duplicated
@@ -97,7 +97,7 @@ def test_other_protocol_file_with_same_name_reruns(shifted, tmp_path):
     notes = []
     rep = run_experiment(second, out=out, notice=notes.append)
     assert (rep.ran, rep.skipped, rep.changed) == (2, 2, 2)
-    assert notes == ["2 cell(s) rerun because their parameters or data preprocessing changed"]
+    assert notes == ["2 cell(s) rerun because what they were computed from changed: 2 parameters changed"]
     assert len(pd.read_csv(out)) == 4
 
 
@@ -120,16 +120,38 @@ def test_params_layout_does_not_matter():
     assert canonical_params("") == "" and canonical_params("not json") == "not json"
 
 
+IDENT = dict(data_sha256="sha", data_content="content", data_spec="spec", algorithm="m@1",
+             conventions="v1")
+
+
 class Cell:
-    def __init__(self, key, params):
+    def __init__(self, key, params, **identity):
         self.key, self.params = key, params
+        for k, v in {**IDENT, **identity}.items():
+            setattr(self, k, v)
+
+
+def ok_row(params, **identity):
+    """A recorded ok row with the provenance of ``Cell``'s defaults, ``identity`` overriding."""
+    ident = {**IDENT, **identity}
+    return {"status": "ok", "params": params, "dataset_sha256": ident["data_sha256"],
+            "data_content": ident["data_content"], "protocol_spec": ident["data_spec"],
+            "algorithm": ident["algorithm"], "conventions": ident["conventions"]}
 
 
 def test_cells_to_run_decisions():
     p1, p2 = '{"shift": 0.0}', '{"shift": 1.0}'
-    cells = [Cell("new", p1), Cell("same", p1), Cell("changed", p2), Cell("legacy", p1)]
-    todo, changed = cells_to_run(cells, {"same": p1, "changed": p1, "legacy": ""})
-    assert [c.key for c in todo] == ["new", "changed"] and changed == 1
+    cells = [Cell("new", p1), Cell("same", p1), Cell("changed", p2), Cell("legacy", p1),
+             Cell("data", p1), Cell("code", p1), Cell("unverified", p1)]
+    todo, causes = cells_to_run(cells, {
+        "same": ok_row(p1), "changed": ok_row(p1), "legacy": ok_row(""),
+        "data": ok_row(p1, data_sha256="old"), "code": ok_row(p1, algorithm="m@0"),
+        "unverified": {"status": "ok", "params": p1, "dataset_sha256": "sha"}})
+    assert [c.key for c in todo] == ["new", "changed", "data", "code", "unverified"]
+    assert causes == [["params"], ["dataset_sha256"], ["algorithm"], ["unverified"]]
+    assert runner.rerun_notice(causes, "r.csv").startswith(
+        "4 cell(s) rerun because what they were computed from changed: 1 parameters changed, "
+        "1 data changed, 1 method changed, 1 no recorded provenance (rows written before")
 
 
 def write_rows(path, rows):
@@ -151,7 +173,7 @@ def test_prepare_keeps_the_last_ok_row_and_drops_rerun_cells(tmp_path):
         ["d", "m", "p", "s3", "0", "ok", '{"x": 1}'],  # rerun: dropped
     ])
     with ResultsStore(out) as store:
-        assert store.ok_params()[("d", "m", "s2", "p", "0")] == '{"x": 2}'
+        assert store.ok_rows()[("d", "m", "s2", "p", "0")]["params"] == '{"x": 2}'
         store.prepare([("d", "m", "s3", "p", "0")])
         kept = [(r["split"], r["status"], r["params"]) for r in store.rows]
     assert kept == [("s1", "ok", '{"x": 1}'), ("s2", "ok", '{"x": 2}')]
@@ -216,20 +238,19 @@ def test_changed_preprocess_step_reruns_only_that_protocols_cells(two_datasets, 
     run_experiment(data_protocol(tmp_path / "b.yaml", ["standardize"], name="other"), out=out)
     before = frame(out)
     assert len(before) == 8
-    assert {json.loads(e)["data_spec"] for e in before.extra} != {""}
+    assert "" not in set(before.protocol_spec)
 
     notes = []
     changed = data_protocol(tmp_path / "a.yaml", [{"step": "standardize", "nominal": True}])
     rep = run_experiment(changed, out=out, notice=notes.append)
     assert (rep.ran, rep.skipped, rep.changed) == (4, 0, 4)
-    assert notes == ["4 cell(s) rerun because their parameters or data preprocessing changed"]
+    assert notes == ["4 cell(s) rerun because what they were computed from changed: "
+                     "4 protocol changed"]
     after = frame(out)
     assert len(after) == 8 and (after.status == "ok").all()
     # the other protocol's rows are untouched; this protocol's rows record the new fingerprint
     pd.testing.assert_frame_equal(after.loc["other"], before.loc["other"])
-    new = {json.loads(e)["data_spec"] for e in after.loc["resume"].extra}
-    old = {json.loads(e)["data_spec"] for e in before.loc["resume"].extra}
-    assert new.isdisjoint(old)
+    assert set(after.loc["resume"].protocol_spec).isdisjoint(before.loc["resume"].protocol_spec)
 
     rep = run_experiment(changed, out=out)
     assert (rep.ran, rep.skipped, rep.changed) == (0, 4, 0)
@@ -244,7 +265,8 @@ def test_step_restricted_to_another_dataset_reruns_only_that_dataset(two_dataset
     assert (rep.ran, rep.skipped, rep.changed) == (2, 2, 2)
     after = frame(out)
     pd.testing.assert_frame_equal(after.xs("tiny", level="dataset"), before.xs("tiny", level="dataset"))
-    assert set(after.xs("tiny2", level="dataset").extra) != set(before.xs("tiny2", level="dataset").extra)
+    assert set(after.xs("tiny2", level="dataset").protocol_spec) != \
+        set(before.xs("tiny2", level="dataset").protocol_spec)
 
 
 def test_split_rule_change_reruns_but_more_repeats_do_not(two_datasets, tmp_path):
@@ -259,16 +281,24 @@ def test_split_rule_change_reruns_but_more_repeats_do_not(two_datasets, tmp_path
     assert set(frame(out).n_train) == {"18"}
 
 
-def test_rows_without_data_fingerprint_count_as_done(two_datasets, tmp_path):
+def test_rows_of_old_files_are_rerun_as_unverified_and_old_data_spec_is_read(two_datasets, tmp_path):
+    """Rows written before provenance (no identity columns; the fingerprint in extra.data_spec)
+    are unverified: rerun, and said so; a recorded extra.data_spec still decides."""
     out = tmp_path / "r.csv"
     run_experiment(data_protocol(tmp_path / "a.yaml", ["standardize"]), out=out)
     df = pd.read_csv(out, dtype=str, keep_default_na=False)
-    df["extra"] = [json.dumps({k: v for k, v in json.loads(e).items() if k != "data_spec"})
-                   for e in df.extra]
+    df["extra"] = [json.dumps({"data_spec": s}) for s in df.protocol_spec]
+    df = df.drop(columns=["data_content", "protocol_spec", "algorithm", "conventions"])
     df.to_csv(out, index=False)
-    changed = data_protocol(tmp_path / "a.yaml", [{"step": "standardize", "nominal": True}])
-    rep = run_experiment(changed, out=out)
-    assert (rep.ran, rep.skipped, rep.changed) == (0, 4, 0)
+    notes = []
+    rep = run_experiment(data_protocol(tmp_path / "a.yaml", ["standardize"]), out=out,
+                         notice=notes.append)
+    assert (rep.ran, rep.skipped, rep.changed) == (4, 0, 4)
+    assert "4 no recorded provenance" in notes[-1] and "mlbench.experiment.upgrade" in notes[-1]
+    assert "" not in set(frame(out).algorithm)
+    old = {"status": "ok", "params": "{}", "extra": json.dumps({"data_spec": "x"})}
+    todo, causes = cells_to_run([Cell("k", "{}", data_spec="y")], {"k": old})
+    assert causes == [["protocol_spec"]]
 
 
 def test_data_spec_definition():
@@ -294,12 +324,10 @@ def test_data_spec_definition():
 
 
 def test_cells_to_run_compares_data_specs():
-    cells = [Cell("same", "{}"), Cell("stale", "{}"), Cell("legacy", "{}")]
-    for c, d in zip(cells, ("x", "y", "y")):
-        c.data_spec = d
-    todo, changed = cells_to_run(cells, {"same": "{}", "stale": "{}", "legacy": "{}"},
-                                 {"same": "x", "stale": "x", "legacy": ""})
-    assert [c.key for c in todo] == ["stale"] and changed == 1
+    cells = [Cell("same", "{}", data_spec="x"), Cell("stale", "{}", data_spec="y")]
+    todo, causes = cells_to_run(cells, {"same": ok_row("{}", data_spec="x"),
+                                        "stale": ok_row("{}", data_spec="x")})
+    assert [c.key for c in todo] == ["stale"] and causes == [["protocol_spec"]]
 
 
 def test_dry_run_plans_without_writing_and_orders_longest_first(shifted, tmp_path, cli, monkeypatch):
@@ -368,5 +396,46 @@ def test_rows_written_with_or_without_a_neutral_parameter_both_count_as_done():
         method_name = "imtsl"
 
     cells = [ImtslCell(k, grid) for k in ("old", "recorded", "other")]
-    todo, changed = cells_to_run(cells, {"old": old, "recorded": recorded, "other": other})
-    assert [c.key for c in todo] == ["other"] and changed == 1
+    todo, causes = cells_to_run(cells, {"old": ok_row(old), "recorded": ok_row(recorded),
+                                        "other": ok_row(other)})
+    assert [c.key for c in todo] == ["other"] and causes == [["params"]]
+
+
+class Rounded(Shifted):
+    """Shifted's scores rounded to one decimal: the two labels often tie."""
+
+    def predict_proba(self, X):
+        return np.round(super().predict_proba(X), 1)
+
+
+def ties_protocol(path, ties=None):
+    registry.register("toy-rounded", Rounded, family="test", paper="platform")
+    data = {"name": "resume", "split": {"scheme": "holdout", "repeats": 2},
+            "metrics": ["one_error", "ranking_loss", "macro_auc"], "datasets": ["tiny"],
+            "methods": [{"name": "toy-rounded", "params": {"shift": 0.0}}]}
+    if ties is not None:
+        data["ties"] = ties
+    path.write_text(yaml.safe_dump(data))
+    return load_protocol(str(path))
+
+
+def test_tie_convention_is_recorded_and_a_changed_one_reruns(shifted, tmp_path):
+    out = tmp_path / "r.csv"
+    run_experiment(ties_protocol(tmp_path / "a.yaml"), out=out)
+    before = pd.read_csv(out)
+    extras = [json.loads(e) for e in before.extra]
+    assert {e["ties"] for e in extras} == {"pessimistic"}
+    assert all(0 <= e["tie_share"] <= 1 for e in extras)
+    # writing the default explicitly changes nothing: the recorded cells are done
+    rep = run_experiment(ties_protocol(tmp_path / "a.yaml", "pessimistic"), out=out)
+    assert (rep.ran, rep.skipped) == (0, 2)
+    # another convention supersedes every cell of the protocol
+    rep = run_experiment(ties_protocol(tmp_path / "a.yaml", "half"), out=out)
+    assert (rep.ran, rep.changed) == (2, 2)
+    after = pd.read_csv(out)
+    assert len(after) == 2 and {json.loads(e)["ties"] for e in after.extra} == {"half"}
+    # half differs from pessimistic by half the tie share, cell by cell
+    share = np.array([json.loads(e)["tie_share"] for e in after.extra])
+    assert share.max() > 0
+    np.testing.assert_allclose(before.ranking_loss - after.ranking_loss, share / 2, atol=1e-6)
+    registry._REGISTRY.pop("toy-rounded", None)

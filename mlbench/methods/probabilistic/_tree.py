@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import networkx as nx
 import numpy as np
 
 from mlbench.methods.probabilistic._logistic import bernoulli_loglik, fit_logistic, hstack, log_sigmoid
@@ -205,6 +204,8 @@ def best_structure(W):
     arborescence of this graph (Chu-Liu/Edmonds, networkx) rooted at r is exactly a maximum-weight
     forest over the labels, each label taking at most one parent (Eq. 11 as a sum of edge weights).
     """
+    import networkx as nx      # only structure learning needs it
+
     L = W.shape[1]
     G = nx.DiGraph()
     root = L

@@ -13,9 +13,13 @@ irrelevant labels:
 
 Prediction by voting (the paper's standard voting): label i gets one vote from each M_ij that
 prefers it and one from M_i0 if it predicts y_i = 1; the virtual label gets one vote from each M_i0
-that predicts 0.  Label i is predicted relevant when ``votes_i > votes_0``.  The score is
-``(votes_i - votes_0) / L`` (so ``threshold_`` sits between 0 and one vote) and ranks the labels as
-CLR does.  A pair with no training row that tells them apart casts no vote.  With ``base="tree"``
+that predicts 0.  As in MULAN's ``CalibratedLabelRanking`` (standard voting, hard votes: the
+implementation the SOSHF paper ran), label i is predicted relevant when ``votes_i >= votes_0`` (a
+label level with the calibrated label counts as relevant) and its score is ``votes_i / L``, which
+ranks the labels as CLR does and is what the per-label measures (macro-AUC) see.  (Before issue #40
+the score was ``(votes_i - votes_0) / L`` and a tie with the calibrated label counted irrelevant:
+the same label ranking per instance, but another ordering of the instances per label.)  A pair
+with no training row that tells them apart casts no vote.  With ``base="tree"``
 the entropy trees are grown by :class:`~mlbench.methods.transformation.fast_tree.EntropyTree`
 (scikit-learn's tree, faster).
 """
@@ -33,6 +37,10 @@ from mlbench.methods.transformation.fast_tree import tree_base, tree_input
 
 class CalibratedLabelRanking(MultiLabelClassifier):
     """CLR with binary base learner ``base`` (name or estimator) and ``base_params``."""
+
+    #: 2: MULAN's standard-voting output (score = votes / L; a label tied with the calibration
+    #: label counts as relevant), issue 40
+    algorithm_version = 2
 
     def __init__(self, *, base="tree", base_params=None, random_state=None):
         self.base = base
@@ -56,12 +64,20 @@ class CalibratedLabelRanking(MultiLabelClassifier):
                 continue
             est = fit_binary(base, base_params, X[rows], Y[rows, i], seeds[L + p])
             self.pairs_.append((i, j, est))
-        self.threshold_ = 0.5 / max(L, 1)
         self.fit_info_ = {"pairwise_models": len(self.pairs_)}
         return self
 
     def decision_function(self, X):
-        """``(votes_i - votes_virtual) / L`` per label, shape (n, L)."""
+        """``votes_i / L`` per label, shape (n, L) (MULAN's confidences)."""
+        return self._votes(X)[0] / max(self.n_labels_, 1)
+
+    def predict(self, X):
+        """Labels with at least as many votes as the calibrated label, shape (n, L), 0/1."""
+        votes, virtual = self._votes(X)
+        return (votes >= virtual[:, None]).astype(int)
+
+    def _votes(self, X):
+        """Votes of each label (n, L) and of the calibrated label (n,)."""
         X = tree_input(self._validate_predict(X), self.base_learner_)
         L = self.n_labels_
         votes = np.zeros((X.shape[0], L))
@@ -74,7 +90,7 @@ class CalibratedLabelRanking(MultiLabelClassifier):
             pref_i = est.predict(X).astype(bool)
             votes[:, i] += pref_i
             votes[:, j] += ~pref_i
-        return (votes - virtual[:, None]) / max(L, 1)
+        return votes, virtual
 
 
 register("clr", CalibratedLabelRanking, family="transformation", paper="soshf",

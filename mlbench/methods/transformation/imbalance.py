@@ -32,8 +32,6 @@ from its original rows.  ``fit_info_["adasyn_skipped"]`` counts such labels.
 from __future__ import annotations
 
 import numpy as np
-from imblearn.over_sampling import ADASYN
-from imblearn.under_sampling import RandomUnderSampler
 from sklearn.ensemble import BaggingClassifier
 from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier
@@ -95,6 +93,8 @@ def adasyn_resample(X, y, n_neighbors, seed):
     m = int(min(y.sum(), y.size - y.sum()))
     if m < 2:
         return None
+    from imblearn.over_sampling import ADASYN    # imblearn loads pandas and pytest: only when used
+
     sampler = ADASYN(n_neighbors=min(n_neighbors, m - 1), random_state=seed)
     try:
         return sampler.fit_resample(X, y)
@@ -178,6 +178,8 @@ class ResampledBinaryRelevance(MultiLabelClassifier):
                 continue
             Xl, yl = X, y
             if self.strategy == "down":
+                from imblearn.under_sampling import RandomUnderSampler
+
                 Xl, yl = RandomUnderSampler(random_state=seeds[2 * l]).fit_resample(X, y)
             elif self.strategy == "adasyn":
                 res = adasyn_resample(X, y, self.adasyn_neighbors, seeds[2 * l])

@@ -24,6 +24,20 @@ from mlbench.report.styles.common import arrow, metric_notes
 from mlbench.report.table import Cell, Row, Table, fmt, mark_best
 
 MARKED = ("micro_f1", "macro_f1")
+#: measure columns added to the protocol's when present (hF1, tree-induced error)
+HIERARCHICAL_COLUMNS = ("hierarchical_f1", "hf1", "tree_induced_error", "tree_error", "te")
+
+
+def extra_metrics(results):
+    """The hierarchical measures of the results (shown beside the protocol's)."""
+    return [c for c in HIERARCHICAL_COLUMNS if c in results.metrics]
+
+
+def attach(analysis, paths):
+    """Yang & Liu's tests from the per-document predictions saved beside the results, if any."""
+    from mlbench.stats.sign_tests import attach_yang_liu
+
+    attach_yang_liu(analysis, [str(p) for p in paths])
 
 
 def _marker(ma, dataset, ctrl, yang_liu=None):

@@ -3,10 +3,11 @@
 the best per measure is highlighted.
 
 The graph-ablation methods (``imtsl-empty``, ``imtsl-random``: I-MTSL with an empty or a random label
-graph) are not among the paper's compared methods, so they are left out of the RP table (its ranks
-are over the paper's methods only) and get a table of their own: per dataset and measure, the mean
-over splits of I-MTSL minus the ablation, marked ∗ / ⊛ when I-MTSL is significantly better / worse
-by the per-dataset test across splits, with #win/#tie/#loss for I-MTSL."""
+graph) are variants of ``imtsl`` in the protocol, so they are not among the RP table's methods (its
+ranks are over the paper's methods only); the variants table, titled "What the learned graph adds",
+gives per dataset and measure the mean over splits of I-MTSL minus the ablation, marked ∗ / ⊛ when
+I-MTSL is significantly better / worse by the per-dataset test across splits, with #win/#tie/#loss
+for I-MTSL (:mod:`mlbench.report.styles.variants`)."""
 from __future__ import annotations
 
 import numpy as np
@@ -15,15 +16,13 @@ from mlbench.report.styles.common import mean_sd, metric_notes
 from mlbench.report.table import Cell, Row, Table, mark_best
 from mlbench.stats.rp import relative_performance
 
-ABLATIONS = ("imtsl-empty", "imtsl-random")
-PROPOSED = "imtsl"
-MARK = {1: "∗", -1: "⊛", 0: "", None: ""}
+VARIANTS_TITLE = ("What the learned graph adds: imtsl minus the ablation (mean over splits); "
+                  "∗/⊛: imtsl significantly better/worse")
 
 
 def _rp(ma):
     """(methods, datasets, RP mean, RP std) over the paper's methods and the datasets that have all."""
-    block = ma.block_methods or []
-    methods = [m for m in block if m not in ABLATIONS]
+    methods = ma.block_methods or []
     datasets = [d for d in ma.datasets if methods and np.isfinite(ma.mean.loc[d, methods].to_numpy(float)).all()]
     if len(methods) < 2 or not datasets:
         return methods, datasets, {}, {}
@@ -32,7 +31,7 @@ def _rp(ma):
 
 
 def _rp_table(analysis):
-    methods = [m for m in analysis.metrics[0].methods if m not in ABLATIONS]
+    methods = analysis.metrics[0].methods
     t = Table("imtsl", "Relative performance RP (mean ± std over datasets; 1 = ranked first or second)",
               ["Method"] + [ma.display for ma in analysis.metrics])
     columns = []
@@ -53,34 +52,5 @@ def _rp_table(analysis):
     return t
 
 
-def _ablation_table(analysis):
-    ma0 = analysis.metrics[0]
-    ablations = [a for a in ABLATIONS if a in ma0.methods]
-    if not ablations or analysis.control != PROPOSED:
-        return None
-    datasets = ma0.datasets
-    t = Table("imtsl:graph", f"What the learned graph adds: {PROPOSED} minus the ablation (mean over "
-              f"splits); ∗/⊛: {PROPOSED} significantly better/worse", ["Ablation"] + datasets
-              + ["#win/#tie/#loss"])
-    for ma in analysis.metrics:
-        for a in ablations:
-            cells = []
-            for d in datasets:
-                diff = ma.mean.loc[d, PROPOSED] - ma.mean.loc[d, a]
-                cells.append(Cell("—") if not np.isfinite(diff) else
-                             Cell(f"{diff:+.4f}", float(diff), marker=MARK[ma.split_marker(d, a)]))
-            w, ti, lo = ma.wtl.get(a, [0, 0, 0])
-            t.rows.append(Row(a, cells + [Cell(f"{w}/{ti}/{lo}")], group=ma.display))
-    t.notes.append(f"∗/⊛ and #win/#tie/#loss: {PROPOSED} against the ablation, "
-                   f"{analysis.split_test_name} across splits at α = {ma0.alpha:g}")
-    t.notes.append("imtsl-empty: the same model with no label graph; imtsl-random: a random graph with "
-                   "the learned graph's numbers of positive and negative edges")
-    return t
-
-
 def build(analysis):
-    tables = [_rp_table(analysis)]
-    ablation = _ablation_table(analysis)
-    if ablation is not None:
-        tables.append(ablation)
-    return tables
+    return [_rp_table(analysis)]

@@ -7,6 +7,8 @@ from __future__ import annotations
 from mlbench.report.styles.common import arrow, mean_sd, metric_notes
 from mlbench.report.table import Cell, Row, Table, mark_best
 
+#: the paper's per-dataset paired t-test
+DEFAULT_STATS = ("ttest",)
 MARK = {1: "•", -1: "◦", 0: "", None: ""}
 
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 from mlbench.report.styles.common import arrow, friedman_line, mean_sd
 from mlbench.report.table import Cell, Row, Table, fmt, mark_best
 
+#: no paper fixes one control: each metric's is the best mean rank on it unless one is given
+PER_METRIC_CONTROL = True
+
 
 def build(analysis):
     tables = []

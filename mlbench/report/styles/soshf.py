@@ -12,6 +12,8 @@ from __future__ import annotations
 from mlbench.report.styles.common import arrow, friedman_line
 from mlbench.report.table import Cell, Row, Table, fmt, mark_best
 
+#: Friedman with both post-hoc tests, as the paper marks its tables
+DEFAULT_STATS = ("friedman", "wilcoxon")
 RANK_MARK = {1: "●", 0: "○", -1: "✕", None: ""}
 WILCOXON_MARK = {1: "▲", 0: "△", -1: "▼", None: ""}
 

@@ -37,7 +37,7 @@ def stats_tables(analysis):
                                           _num(f.chi2), _p(f.p_chi2), _num(f.f), _p(f.p_f), _num(ma.nemenyi.cd),
                                           _num(ma.vs_control.cd_bonferroni_dunn) if ma.vs_control
                                           else Cell("—"),
-                                          Cell(", ".join(ma.used_datasets))]))
+                                          Cell(_datasets_used(ma))]))
         tables.append(t)
         t = Table("stats:mean-ranks", f"Mean-ranks post-hoc tests against the control ({_controls(analysis)}): "
                   "z = (R_i - R_control) / sqrt(k(k+1)/6N), two-sided p, Bonferroni and Holm adjusted",
@@ -104,6 +104,13 @@ def stats_tables(analysis):
                                   group=ma.metric))
         tables.append(_explain_empty(t))
     return tables
+
+
+def _datasets_used(ma):
+    """``all N``, or the datasets used when some are left out (they are named in the notes)."""
+    if not ma.left_out:
+        return f"all {len(ma.used_datasets)}"
+    return ", ".join(ma.used_datasets)
 
 
 def _explain_empty(t):
