@@ -6,9 +6,9 @@ split's cells in results/papers/mldf.csv:
 * ``reference``: our rf-pct against scikit-learn's multi-output RandomForestClassifier (gini, the
   same 100 trees, sqrt(d) features, bootstrap, fully grown), an independent forest.
 * ``ablate``: rf-pct with one change at a time (min_samples_leaf, max_features, ERF cut points,
-  entropy splits, depth limits of the MLDF schedule), each scored with mlbench's pessimistic tie rule
-  and with ties ordered arbitrarily (a fixed random order: the expectation of MULAN's label order),
-  plus the share of tied (relevant, irrelevant) pairs and of exact-zero scores.
+  entropy splits, depth limits of the MLDF schedule), each scored under the pessimistic tie rule of
+  the mldf protocol and under the half and MULAN conventions (mlbench.metrics.ranking), plus the share
+  of tied (relevant, irrelevant) pairs and of exact-zero scores.
 * ``layers``: MLDF's cascade without the confidence screen (G^t = H^t) grown layer by layer with the
   mldf cell's seeds (layers 1-2 are the cell's own: the screen starts at t = 3): per layer the
   out-of-fold and test measures of H^t, and how many label columns the macro-AUC screen
@@ -55,16 +55,9 @@ def cell_seed(ds_name, split_id, method):
     return json.loads(row.params)["random_state"]
 
 
-def score(Y, S):
-    r = evaluate(Y, predictions=(S > 0.5).astype(int), scores=S, measures=MEASURES)
+def score(Y, S, ties="pessimistic"):
+    r = evaluate(Y, predictions=(S > 0.5).astype(int), scores=S, measures=MEASURES, ties=ties)
     return {k: round(float(v), 4) for k, v in r.items()}
-
-
-def score_ties_ordered(Y, S, seed=0):
-    """The measures with tied scores put in a fixed random order (none of the scores' differences,
-    multiples of 1/(trees x leaf size), is below 1e-9)."""
-    order = np.random.RandomState(seed).permutation(S.size).reshape(S.shape)
-    return score(Y, S + order / S.size * 1e-9)
 
 
 def tied_pairs(Y, S):
@@ -78,7 +71,8 @@ def tied_pairs(Y, S):
 
 
 def report(name, Y, S, seconds):
-    print(f"{name}: {score(Y, S)}\n    ties ordered: {score_ties_ordered(Y, S)}; tied pairs "
+    print(f"{name}: {score(Y, S)}\n    ties half: {score(Y, S, 'half')}\n    ties mulan: "
+          f"{score(Y, S, 'mulan')}; tied pairs "
           f"{tied_pairs(Y, S)}, zero scores {round(float((S == 0).mean()), 3)}; {seconds:.0f} CPU s",
           flush=True)
 
