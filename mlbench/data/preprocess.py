@@ -30,12 +30,18 @@ Steps (names as in protocols):
 ``min_feature_frequency`` (``min_fraction``, default 0.01)
     keep only features nonzero in at least ``min_fraction`` of the training rows (the SOSHF paper's
     RCV1 rule); works on CSR without densifying.
-``drop_imbalanced_labels`` (``max_ratio``, default 50)
+``drop_imbalanced_labels`` (``max_ratio``, default 50; ``rows``)
     drop labels whose imbalance ratio |majority| / |minority| on the training rows exceeds
     ``max_ratio`` (a label with no positive or no negative row has an infinite ratio).
-``top_k_labels`` (``k``)
+``top_k_labels`` (``k``; ``rows``)
     keep the ``k`` labels with the most positive training rows (ties: earlier label first), in their
     original order (the MC paper keeps the ten most common RCV1 labels).
+
+The two label selections take ``rows: training`` (the default) or ``rows: all``: with ``all`` the
+selection is computed on every row of the dataset, training and test, from the label matrix alone
+(no feature is looked at), so that every split keeps the same labels: the label set a paper's
+dataset table describes (SOSHF's Table 1 for CAL500).  ``Pipeline.fit(train, full=dataset)`` gives
+it the rows; without ``full`` the training part stands in.
 ``ltc``
     Cornell ltc term weighting (HierCost, Sec. 5.1): ``(1 + ln tf)`` for nonzero term frequencies,
     times ``ln(N / df)`` with N and df counted on the training rows, then each row scaled to unit
@@ -93,10 +99,15 @@ def _nonzero_counts(X):
 
 
 class Step(metaclass=ABCMeta):
-    """Base: subclasses set ``name``, ``defaults`` and implement ``fit`` / ``transform``."""
+    """Base: subclasses set ``name``, ``defaults`` and implement ``fit`` / ``transform``.
+
+    ``unrecorded_defaults``: parameters added after results were recorded, with the value that
+    reproduces those results; the data fingerprint (``grid.data_spec``) leaves them out while they
+    keep that value, so adding one does not make recorded cells look changed."""
 
     name = ""
     defaults: dict = {}
+    unrecorded_defaults: dict = {}
 
     def __init__(self, only=None, **params):
         if only is not None and (not isinstance(only, list) or not all(isinstance(o, str) for o in only)):
@@ -130,7 +141,20 @@ class _FeatureSelector(Step):
 
 
 class _LabelSelector(Step):
-    """A step that keeps the labels ``keep_labels_`` (indices into its input)."""
+    """A step that keeps the labels ``keep_labels_`` (indices into its input).
+
+    A subclass with a ``rows`` parameter (``training`` or ``all``) is fitted by :class:`Pipeline`
+    on the whole dataset's labels when ``rows`` is ``all``; its ``fit`` reads only ``Y``."""
+
+    def __init__(self, only=None, **params):
+        super().__init__(only=only, **params)
+        if self.params.get("rows", "training") not in ("training", "all"):
+            raise ConfigError(f"preprocessing step {self.name!r}: rows must be training or all, "
+                              f"got {self.params['rows']!r}")
+
+    @property
+    def on_all_rows(self):
+        return self.params.get("rows") == "all"
 
     def transform(self, ds):
         keep = self.keep_labels_
@@ -217,7 +241,8 @@ class MinFeatureFrequency(_FeatureSelector):
 
 class DropImbalancedLabels(_LabelSelector):
     name = "drop_imbalanced_labels"
-    defaults = {"max_ratio": 50.0}
+    defaults = {"max_ratio": 50.0, "rows": "training"}
+    unrecorded_defaults = {"rows": "training"}
 
     def fit(self, train):
         pos = train.Y.sum(axis=0).astype(float)
@@ -230,7 +255,8 @@ class DropImbalancedLabels(_LabelSelector):
 
 class TopKLabels(_LabelSelector):
     name = "top_k_labels"
-    defaults = {"k": 10}
+    defaults = {"k": 10, "rows": "training"}
+    unrecorded_defaults = {"rows": "training"}
 
     def fit(self, train):
         k = int(self.params["k"])
@@ -394,15 +420,25 @@ class Pipeline:
     def __init__(self, specs=()):
         self.specs = [STEPS[name](**params) for name, params in map(parse_step, specs)]
 
-    def fit(self, train: Dataset):
+    def fit(self, train: Dataset, full: Dataset | None = None):
+        """Fit every step on ``train``; a label selection with ``rows: all`` on the labels of
+        ``full`` (the whole dataset the training part was taken from; default ``train``)."""
         self.n_features_in_ = train.n_features
         self.n_labels_in_ = train.n_labels
         features = np.arange(train.n_features)
         labels = np.arange(train.n_labels)
         self.steps = [s for s in self.specs if s.only is None or train.name in s.only]
+        # the whole dataset's labels, passed through the label selections so far (its features
+        # are not transformed: a selection on all rows reads Y only)
+        everything = train if full is None else full
         for step in self.steps:
-            step.fit(train)
+            if isinstance(step, _LabelSelector) and step.on_all_rows:
+                step.fit(everything)
+            else:
+                step.fit(train)
             train = step.transform(train)
+            if isinstance(step, _LabelSelector):
+                everything = step.transform(everything)
             if isinstance(step, _FeatureSelector):
                 features = features[step.keep_]
             if isinstance(step, _LabelSelector):

@@ -265,7 +265,7 @@ def _run(spec, dataset, row, extra, clock=time.process_time):
     from mlbench.metrics.ranking import ranking_extra
 
     split = get_split(dataset, spec.scheme, protocol=spec.protocol, seed=spec.seed, split=spec.split)
-    pipe = Pipeline(spec.preprocess).fit(take_rows(dataset, split.training_part))
+    pipe = Pipeline(spec.preprocess).fit(take_rows(dataset, split.training_part), full=dataset)
     test = pipe.transform(take_rows(dataset, split.test))
     extra["preprocess"] = pipe.info()
 

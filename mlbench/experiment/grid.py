@@ -69,8 +69,9 @@ def data_spec(preprocess, scheme, dataset, dropped=()):
     The fingerprint covers the protocol's preprocessing steps that apply to ``dataset`` (a step
     whose ``only:`` list leaves it out does not count), each as its name and its parameters with
     the step's defaults filled in (so ``standardize`` and ``{step: standardize, nominal: false}``
-    agree), in order, and the split scheme's name with the fields of :data:`SPLIT_FIELDS`, as
-    canonical JSON (sorted keys).  The split's seed and id are part of the cell's key already.
+    agree) but a parameter of its ``unrecorded_defaults`` left out while it has that value, in
+    order, and the split scheme's name with the fields of :data:`SPLIT_FIELDS`, as canonical
+    JSON (sorted keys).  The split's seed and id are part of the cell's key already.
     ``dropped``: the registry's ``drop_features`` of the dataset; counted only when non-empty, so
     that every other dataset's fingerprint stays what it was.  The tie convention of the ranking
     measures is a metric convention, recorded in the ``conventions`` column
@@ -84,7 +85,9 @@ def data_spec(preprocess, scheme, dataset, dropped=()):
         only = params.pop("only", None)
         if only is not None and dataset not in only:
             continue
-        steps.append([name, {**STEPS[name].defaults, **params}])
+        params = {**STEPS[name].defaults, **params}
+        neutral = STEPS[name].unrecorded_defaults
+        steps.append([name, {k: v for k, v in params.items() if not (k in neutral and v == neutral[k])}])
     split = {"scheme": scheme.scheme, **{f: getattr(scheme, f) for f in SPLIT_FIELDS[scheme.scheme]}}
     spec = {"preprocess": steps, "split": split}
     if dropped:

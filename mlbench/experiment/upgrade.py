@@ -36,7 +36,7 @@ def _sizes(protocol, dataset, split):
 
     ds = load_dataset(dataset)
     s = get_split(ds, protocol.split, protocol=protocol.name, seed=protocol.seed, split=split)
-    pipe = Pipeline(protocol.preprocess).fit(take_rows(ds, s.training_part))
+    pipe = Pipeline(protocol.preprocess).fit(take_rows(ds, s.training_part), full=ds)
     test = pipe.transform(take_rows(ds, s.test))
     return pipe.train_.n_instances, test.n_instances, test.n_features, test.n_labels
 

@@ -94,6 +94,29 @@ def test_top_k_labels_keeps_most_frequent_in_original_order():
     assert Pipeline([{"step": "top_k_labels", "k": 2}]).fit(train).train_.label_names == ["y0", "y1"]
 
 
+def test_label_selection_on_all_rows_reads_the_whole_datasets_labels():
+    ds = toy()
+    train, test = split(ds)
+    # 'rare' has no positive training row (infinite ratio) but 4 of 10 overall (ratio 1.5)
+    spec = [{"step": "drop_imbalanced_labels", "max_ratio": 2, "rows": "all"}]
+    pipe = Pipeline(spec).fit(train, full=ds)
+    assert pipe.labels_kept_.tolist() == [0, 1, 2]
+    assert pipe.transform(test).label_names == ["y0", "y1", "rare"]
+    assert pipe.train_.Y.shape == (6, 3)
+    # the training part alone (the default rows, or rows: all without the whole dataset)
+    assert Pipeline([{"step": "drop_imbalanced_labels", "max_ratio": 2}]).fit(
+        train, full=ds).labels_kept_.tolist() == [0, 1]
+    assert Pipeline(spec).fit(train).labels_kept_.tolist() == [0, 1]
+    # a selection on all rows sees only the labels the earlier steps kept: the first drops 'rare'
+    # on the training part, so the second (which would keep 'rare' on all rows) keeps y0 and y1
+    pipe = Pipeline([{"step": "drop_imbalanced_labels", "max_ratio": 50},
+                     {**spec[0], "max_ratio": 50}]).fit(train, full=ds)
+    assert pipe.labels_kept_.tolist() == [0, 1]
+    assert pipe.transform(test).label_names == ["y0", "y1"]
+    with pytest.raises(ConfigError, match="rows must be training or all"):
+        parse_step({"step": "top_k_labels", "k": 1, "rows": "test"})
+
+
 def test_ltc_rows_have_unit_norm_and_idf_from_train():
     train, test = split(toy())
     pipe = Pipeline(["ltc"]).fit(train)

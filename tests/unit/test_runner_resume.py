@@ -2,6 +2,7 @@
 preprocessing (steps, split rule), data or method code changed is run again."""
 import csv
 import json
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -269,6 +270,28 @@ def test_step_restricted_to_another_dataset_reruns_only_that_dataset(two_dataset
         set(before.xs("tiny2", level="dataset").protocol_spec)
 
 
+def one_rare(name):
+    """tiny with label y0 positive in one row of 24: its ratio is 23 on all rows, infinite on a
+    training part without that row."""
+    ds = two_tiny("tiny")
+    ds.Y[:, 0] = 0
+    ds.Y[5, 0] = 1
+    return ds
+
+
+def test_label_selection_on_all_rows_reaches_every_cell(shifted, monkeypatch, tmp_path):
+    monkeypatch.setattr(runner, "_default_loader", one_rare)
+    kept = {}
+    for rows in ("training", "all"):
+        out = tmp_path / f"{rows}.csv"
+        step = {"step": "drop_imbalanced_labels", "max_ratio": 23, "rows": rows}
+        protocol = data_protocol(tmp_path / "a.yaml", [step], split={"scheme": "holdout", "repeats": 4})
+        run_experiment(replace(protocol, datasets=("tiny",)), out=out)
+        kept[rows] = list(pd.read_csv(out).n_labels)
+    assert kept["all"] == [2, 2, 2, 2]
+    assert 1 in kept["training"]   # a training part without row 5 drops y0
+
+
 def test_split_rule_change_reruns_but_more_repeats_do_not(two_datasets, tmp_path):
     out = tmp_path / "r.csv"
     run_experiment(data_protocol(tmp_path / "a.yaml", []), out=out)
@@ -314,6 +337,11 @@ def test_data_spec_definition():
     assert data_spec(("standardize", rare), hold, "d") == base
     assert data_spec(("standardize",), SplitScheme("holdout", repeats=5), "d") == base
     assert data_spec(("standardize",), SplitScheme("holdout", repeats=2, folds=3), "d") == base
+    # a parameter added later counts only when set away from the value that reproduces old rows
+    ratio = {"step": "drop_imbalanced_labels", "max_ratio": 50}
+    with_ratio = data_spec((ratio,), hold, "d")
+    assert data_spec(({**ratio, "rows": "training"},), hold, "d") == with_ratio
+    assert data_spec(({**ratio, "rows": "all"},), hold, "d") != with_ratio
     # what changes the data does
     assert data_spec(("standardize", rare), hold, "e") != data_spec(("standardize",), hold, "e")
     assert data_spec(({"step": "standardize", "nominal": True},), hold, "d") != base
