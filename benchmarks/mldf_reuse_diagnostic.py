@@ -23,7 +23,7 @@ from mlbench.protocols import load_protocol
 _step = mldf_cascade.Branch.step
 
 
-def _logged_step(self, t, H, node, Y, feature_reuse, patience):
+def _logged_step(self, t, H, node, Y, feature_reuse, patience, reference="G"):
     """Branch.step, printing what Algorithm 2 sees at layer t (training rows, out of fold)."""
     if feature_reuse and t > 2:
         la = log_confidence(H, self.measure)
@@ -32,7 +32,7 @@ def _logged_step(self, t, H, node, Y, feature_reuse, patience):
         print(f"train t={t}: H measure {aggregate(per_unit(H, Y, self.measure)):.4f}, worse units "
               f"{int(worse.sum())}, log theta {lt:.1f}, log alpha [{la.min():.1f}, {la.max():.1f}], "
               f"copied {int((la < lt).sum())} of {la.size}", flush=True)
-    return _step(self, t, H, node, Y, feature_reuse, patience)
+    return _step(self, t, H, node, Y, feature_reuse, patience, reference)
 
 
 def main(ds_name, split_id, measure, mode="reuse"):

@@ -4,6 +4,7 @@ import pytest
 from sklearn.datasets import make_multilabel_classification
 
 from mlbench.errors import ConfigError
+from mlbench.experiment.cell import recorded_params
 from mlbench.methods import registry
 from mlbench.methods.trees.mldf import MLDF, MultiMeasureMLDF, reuse
 from mlbench.methods.trees.mldf_measures import aggregate, is_better, per_unit, worse_mask
@@ -205,3 +206,19 @@ def test_threshold_reference_is_checked_and_changes_the_fit_only_from_layer_4():
     kw = dict(measure="ranking_loss", random_state=0, max_layers=5, patience=5, **SMALL)
     g, h = MLDF(**kw).fit(X, Y), MLDF(threshold_reference="H", **kw).fit(X, Y)
     assert [la["log_threshold"] for la in g.layers_[:3]] == [la["log_threshold"] for la in h.layers_[:3]]
+
+
+@pytest.mark.parametrize("leaf", [1, 3])
+def test_min_samples_leaf_reaches_every_forest_and_is_recorded_only_when_set(leaf):
+    est = MLDF(measure="macro_auc", max_layers=2, min_samples_leaf=leaf, random_state=0,
+               **SMALL).fit(X, Y)
+    sizes = []
+    for layer in est.layers_:
+        for forest in layer["forests"]:
+            for skeleton in forest.compact_.skeletons:
+                nodes = skeleton.__getstate__()["nodes"]
+                sizes.append(nodes["n_node_samples"][nodes["left_child"] == -1].min())
+    assert min(sizes) >= leaf
+    if leaf == 1:   # the trees do reach single-row leaves, so the option is what bounds them
+        assert min(sizes) == 1
+    assert ("min_samples_leaf" in recorded_params(est)) == (leaf != 1)

@@ -20,7 +20,8 @@ Section 4.6); see ``pct.py``.  Layer t's input is the raw features X (t = 1) or 
   training measure p[t] is computed on the out-of-fold G^t; growth stops when the best value has not
   improved for ``patience`` = 3 layers, and only layers 1..L (L = the best layer) are kept.
 * Layer t has ``min(40 + 20 (t-1), 100)`` trees per forest and maximum tree depth ``3 + 3 (t-1)``
-  (Section 4.1); sqrt(d) candidate features per split.
+  (Section 4.1); sqrt(d) candidate features per split; leaves of at least ``min_samples_leaf`` = 1
+  training row (the paper gives no minimum; Clus, the RF-PCT code it cites, defaults to weight 2).
 
 The prediction is G^L (per-label probabilities); ``predict`` keeps the labels with p > 0.5 (the rule
 of Table 2's hamming-loss confidence; a tie at exactly 0.5 is negative).  ``fit_info_``
@@ -75,7 +76,7 @@ class _Cascade(MultiLabelClassifier):
             raise ConfigError(f"unknown MLDF block {self.block!r}; choose one of "
                               f"{', '.join(BLOCKS)}")
         for name in ("max_layers", "patience", "n_estimators_start", "n_estimators_max",
-                     "max_depth_start"):
+                     "max_depth_start", "min_samples_leaf"):
             if int(getattr(self, name)) < 1:
                 raise ConfigError(f"MLDF: {name} must be at least 1")
         if self.threshold_reference not in ("G", "H"):
@@ -98,7 +99,8 @@ class _Cascade(MultiLabelClassifier):
 
     def _forests(self, t, seeds):
         n_est, depth = self._layer_size(t)
-        return [make_forest(split, rnd, n_estimators=n_est, max_depth=depth, n_jobs=self.n_jobs,
+        return [make_forest(split, rnd, n_estimators=n_est, max_depth=depth,
+                            min_samples_leaf=int(self.min_samples_leaf), n_jobs=self.n_jobs,
                             random_state=int(seed))
                 for (split, rnd), seed in zip(BLOCKS[self.block], seeds)]
 
@@ -154,18 +156,19 @@ class MLDF(_Cascade):
     threshold_reference : what Algorithm 2's "previous performance" m^{t-1} is measured on: ``"G"``
         (G^{t-1}, the representation layer t received; default) or ``"H"`` (H^{t-1}, the previous
         layer's own forests' output), the two readings of the algorithm (issue 22 ablation).
+    min_samples_leaf : training rows at least in each leaf of every forest (1: trees grown to the
+        depth limit; 2 is Clus's default minimal leaf weight, the issue 40 ablation).
     n_jobs : threads of each scikit-learn forest.
     """
 
     _estimator_checks = _ESTIMATOR_CHECKS
-    #: added in issue 22 with the reading every earlier result used: not recorded when "G"
-    _unrecorded_defaults = {"threshold_reference": "G"}
+    #: added in issues 22 / 40 with the values every earlier result used: not recorded at them
+    _unrecorded_defaults = {"threshold_reference": "G", "min_samples_leaf": 1}
 
     def __init__(self, *, measure="hamming_loss", block="pct", max_layers=20, patience=3,
                  n_folds=5, n_estimators_start=40, n_estimators_step=20, n_estimators_max=100,
                  max_depth_start=3, max_depth_step=3, feature_reuse=True, threshold_reference="G",
-                 n_jobs=1,
-                 random_state=None):
+                 min_samples_leaf=1, n_jobs=1, random_state=None):
         self.measure = measure
         self.block = block
         self.max_layers = max_layers
@@ -178,6 +181,7 @@ class MLDF(_Cascade):
         self.max_depth_step = max_depth_step
         self.feature_reuse = feature_reuse
         self.threshold_reference = threshold_reference
+        self.min_samples_leaf = min_samples_leaf
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -215,13 +219,13 @@ class MultiMeasureMLDF(_Cascade):
 
     #: six cascades per fit: the checks take minutes, like the mldf-* variants' (slow tests)
     _estimator_checks = {**_ESTIMATOR_CHECKS, "slow": True}
-    _unrecorded_defaults = {"threshold_reference": "G"}
+    _unrecorded_defaults = {"threshold_reference": "G", "min_samples_leaf": 1}
 
     def __init__(self, *, measures=("hamming_loss", "one_error", "coverage", "ranking_loss",
                                     "average_precision", "macro_auc"),
                  block="pct", max_layers=20, patience=3, n_folds=5, n_estimators_start=40,
                  n_estimators_step=20, n_estimators_max=100, max_depth_start=3, max_depth_step=3,
-                 feature_reuse=True, threshold_reference="G", n_jobs=1,
+                 feature_reuse=True, threshold_reference="G", min_samples_leaf=1, n_jobs=1,
                  random_state=None):
         self.measures = measures
         self.block = block
@@ -235,6 +239,7 @@ class MultiMeasureMLDF(_Cascade):
         self.max_depth_step = max_depth_step
         self.feature_reuse = feature_reuse
         self.threshold_reference = threshold_reference
+        self.min_samples_leaf = min_samples_leaf
         self.n_jobs = n_jobs
         self.random_state = random_state
 
