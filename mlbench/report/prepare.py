@@ -30,12 +30,16 @@ def is_protocol_file(name):
 
 
 def protocol_source(name, frame=None):
-    """Where protocol ``name`` of the rows in ``frame`` is read from: the file its rows recorded
-    (``extra.protocol_file``, a protocol given to ``run`` by path) while that file still holds
-    protocol ``name``, else the name (a shipped protocol)."""
+    """Where protocol ``name`` of the rows in ``frame`` is read from: a shipped protocol of that
+    name (ablation files such as results/papers/mldf-ablation.yaml reuse the paper protocol's name
+    so that their rows join its grid; the shipped protocol stays the grid's authority), else the
+    file its rows recorded (``extra.protocol_file``, a protocol given to ``run`` by path) while
+    that file still holds protocol ``name``, else the name."""
     import json
 
-    if frame is None or "extra" not in frame.columns:
+    from mlbench.protocols import protocol_names
+
+    if frame is None or "extra" not in frame.columns or name in protocol_names():
         return name
     rows = frame[frame["protocol"] == name] if "protocol" in frame.columns else frame
     for text in rows["extra"].dropna().astype(str):

@@ -168,13 +168,16 @@ def wilcoxon_signed_rank(control, other, greater_is_better=True):
         raise MlbenchError("the Wilcoxon test needs two paired vectors of scores")
     if np.isnan(a).any() or np.isnan(b).any():
         raise MlbenchError("the Wilcoxon test needs complete pairs: a score is missing")
+    if a.size < 2:
+        raise MlbenchError(f"the Wilcoxon test needs at least two datasets (got {a.size})")
     d = np.round(a - b if greater_is_better else b - a, TIE_DECIMALS)
     zeros = np.flatnonzero(d == 0)
     if zeros.size % 2 == 1:
         d = np.delete(d, zeros[0])
     n = d.size
-    if n < 2:
-        raise MlbenchError(f"the Wilcoxon test needs at least two datasets (got {n})")
+    if n < 2:   # two datasets, one a tie: Demsar's rule leaves one pair, which cannot reject
+        r = float(d[d > 0].sum() > 0)
+        return WilcoxonResult(r, 1.0 - r, 0.0, float("nan"), 1.0, int(n), int(zeros.size))
     ranks = stats.rankdata(np.abs(d))
     half_zero = 0.5 * ranks[d == 0].sum()
     r_plus = float(ranks[d > 0].sum() + half_zero)

@@ -111,14 +111,23 @@ def test_paper_grids_compare_their_main_methods_on_every_dataset(csv, protocol):
     main = [m for m in proto.main_methods if m in present]
     variants = {v: p for v, p in proto.variants.items() if v in present}
     assert {va.variant: va.parent for va in analysis.variants} == variants
+    # a dataset where some main method has no cell yet is a rerun in progress (committed in
+    # parts): the tests leave it out with a note; every complete dataset is used
+    ok = frame[frame.status == "ok"]
+    complete = {d for d, part in ok.groupby("dataset") if set(main) <= set(part.method)}
+    assert complete, "no dataset where every main method ran"
     for ma in analysis.metrics:
         assert set(ma.methods) == set(main) or set(ma.methods) == set(main) | set(proto.measure_from)
-        assert len(ma.used_datasets) == frame.dataset.nunique() and not ma.left_out
-        assert ma.friedman is not None and ma.friedman.n_datasets == frame.dataset.nunique()
+        assert set(ma.used_datasets) >= complete
+        assert ma.friedman is not None and ma.friedman.n_datasets == len(ma.used_datasets)
+        assert len(ma.used_datasets) == frame.dataset.nunique() or ma.left_out
     lines = text.splitlines()
     assert max(len(ln) for ln in lines) <= 120
+    # one line per method; while a rerun is in progress a method's gap can differ by measure
+    # (one that also never gives cll_loss), so one per measure at most
+    most = 1 if len(complete) == frame.dataset.nunique() else len(analysis.metrics)
     for m in present:
-        assert sum(ln.startswith(f"missing: {m} ") for ln in lines) <= 1, m
+        assert sum(ln.startswith(f"missing: {m} ") for ln in lines) <= most, m
     if variants:
         assert any(ln.startswith(("Variants against their parent", "What the learned graph adds"))
                    for ln in lines)

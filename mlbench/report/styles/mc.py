@@ -36,6 +36,7 @@ def build(analysis):
             t.rows.append(Row(label, [col[j] for col in columns] + [wtl]))
         t.notes.append(f"∗/⊛ and #win/#tie/#loss: {ctrl} against the row's method, "
                        f"{analysis.split_test_name} across splits at α = {ma.alpha:g}")
-        t.notes.extend(ma.notes)
+        # a note already given under an earlier measure's table (a method's missing cells) once
+        t.notes.extend(n for n in ma.notes if not any(n in u.notes for u in tables))
         tables.append(t)
     return tables
