@@ -143,8 +143,10 @@ def test_shipped_variants_and_the_claims_method_lists_agree():
 
     root = Path(__file__).resolve().parents[2]
     assert load_protocol("mc").variants["mc-cap10"] == "mc"
-    assert load_protocol("mldf").variants == {"mldf-prevH": "mldf"}
-    for ablation, name in (("mc-ablation.yaml", "mc"), ("mldf-ablation.yaml", "mldf")):
+    assert load_protocol("mldf").variants == {"mldf-prevH": "mldf", "rf-pct-leaf2": "rf-pct",
+                                              "mldf-leaf2": "mldf"}
+    for ablation, name in (("mc-ablation.yaml", "mc"), ("mldf-ablation.yaml", "mldf"),
+                           ("mldf-leaf.yaml", "mldf")):
         p = load_protocol(str(root / "results" / "papers" / ablation))
         assert p.name == name and p.variants.items() <= load_protocol(name).variants.items()
     papers = yaml.safe_load((root / "results" / "papers" / "claims.yaml").read_text())["papers"]
