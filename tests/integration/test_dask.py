@@ -67,10 +67,12 @@ def rows(out):
 
 
 def kill_worker_running(client, method, stop):
-    """SIGKILL the worker process that runs a cell of ``method`` (once), from a thread."""
+    """SIGKILL the worker process that runs a cell of ``method`` and no other cell (once), from a
+    thread: a cell of another method queued on the same worker would be lost with it, and which
+    worker the scheduler gives it to is a matter of timing."""
     while not stop.is_set():
         for addr, keys in client.processing().items():
-            if any(f"-{method}-" in str(k) for k in keys):
+            if keys and all(f"-{method}-" in str(k) for k in keys):
                 time.sleep(0.5)  # mid-cell: the fit sleeps 2 s
                 pid = client.run(os.getpid, workers=[addr])[addr]
                 os.kill(pid, signal.SIGKILL)
