@@ -62,7 +62,7 @@ def run_trees(name, rows, timing):
     Xtr, Xte, Ytr = X[:half], X[half:2 * half], Y[:half]
     order = list(range(Y.shape[1]))
 
-    from mlbench.methods.transformation.fast_tree import EntropyTree
+    from mlbench.methods.components.fast_tree import EntropyTree
 
     def chain():
         return cc.ClassifierChain(base=EntropyTree(), order=order, random_state=0).fit(Xtr, Ytr)

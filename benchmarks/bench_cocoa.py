@@ -12,7 +12,7 @@ both give the same test scores, thresholds and predictions (bit for bit).  Then 
 protocol's COCOA (``--n-estimators`` members, Cython only) and prints its fit and predict time.
 Fit times include the per-label F-measure thresholds (scoring the training part with every tree).
 Last, the same comparison for ``rf-cost`` (scikit-learn's Bagging over ``DecisionTreeClassifier``
-against :class:`~mlbench.methods.transformation.fast_tree.BaggedEntropyForest`) with
+against :class:`~mlbench.methods.components.fast_tree.BaggedEntropyForest`) with
 ``--forest-estimators`` trees per label.
 
 ``--forests rf-adasyn,rf-cost`` instead times those forests (the protocol's 50 trees, the first
@@ -42,7 +42,7 @@ from mlbench.data.preprocess import Pipeline, take_rows
 from mlbench.data.splits import make_splits
 from mlbench.methods import registry
 from mlbench.methods.transformation import imbalance
-from mlbench.methods.transformation.fast_tree import EntropyTree
+from mlbench.methods.components.fast_tree import EntropyTree
 from mlbench.protocols import load_protocol
 
 

@@ -93,7 +93,8 @@ def protocol_methods(names, protocol, scale, timing):
 
     from sklearn.tree import DecisionTreeClassifier
 
-    from mlbench.methods.transformation import cocoa, fast_tree
+    from mlbench.methods.components import fast_tree
+    from mlbench.methods.transformation import cocoa
 
     def presorted(method, params, X, Y, Xt):
         with mock.patch.object(cocoa, "two_valued_columns", lambda X: None), \

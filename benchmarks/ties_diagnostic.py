@@ -23,7 +23,7 @@ from mlbench.data import load_dataset
 from mlbench.data.preprocess import Pipeline, take_rows
 from mlbench.data.splits import get_split
 from mlbench.methods import registry
-from mlbench.methods.transformation.br import scores_kind
+from mlbench.methods.components.binary import scores_kind
 from mlbench.metrics import get_measure
 from mlbench.metrics.ranking import TIES, tie_share
 from mlbench.protocols import load_protocol

@@ -4,7 +4,7 @@ import pytest
 
 from mlbench.errors import MlbenchError
 from mlbench.methods import registry
-from mlbench.methods.probabilistic._logistic import DEFAULT_CS
+from mlbench.methods.components.logistic import DEFAULT_CS
 from mlbench.methods.transformation.chf import HeterogeneousFeatures
 
 rng = np.random.RandomState(5)
@@ -41,7 +41,7 @@ def test_registered():
 
 
 def test_second_layer_chooses_C_on_the_stacked_inputs():
-    from mlbench.methods.probabilistic._logistic import choose_C
+    from mlbench.methods.components.logistic import choose_C
 
     own = HeterogeneousFeatures(random_state=2).fit(X, Y)
     old = HeterogeneousFeatures(select_C_on="x", random_state=2).fit(X, Y)

@@ -11,7 +11,7 @@ from mlbench._ext._cocoa import apply_tree
 from mlbench.errors import ConfigError
 from mlbench.methods import registry
 from mlbench.methods.transformation.cocoa import COCOA, _grow_fast
-from mlbench.methods.transformation.fast_tree import EntropyTree
+from mlbench.methods.components.fast_tree import EntropyTree
 
 X, Y = make_multilabel_classification(n_samples=160, n_features=8, n_classes=5, random_state=2)
 X = (X - X.mean(0)) / X.std(0)
@@ -132,7 +132,7 @@ def test_forest_backends_give_identical_scores_and_predictions(name):
 
 
 def test_forest_densifies_small_sparse_input_and_keeps_sklearn_trees_on_large(monkeypatch):
-    from mlbench.methods.transformation import fast_tree
+    from mlbench.methods.components import fast_tree
 
     m = registry.make("rf-down", backend="cython", n_estimators=2, random_state=0)
     m.fit(sparse.csr_matrix(X[:110]), Y[:110])
@@ -152,7 +152,7 @@ def test_bad_forest_backend_and_leaf_size_are_config_errors():
 def test_presort_is_an_argsort_of_every_row():
     """presort: majority rows (the minority sorted around the majority value), NaN rows and
     continuous rows all come out as permutations that order the row's values."""
-    from mlbench.methods.transformation.fast_tree import presort
+    from mlbench.methods.components.fast_tree import presort
 
     rng = np.random.RandomState(0)
     n = 300
@@ -177,7 +177,7 @@ def test_bagged_entropy_forest_equals_sklearn_bagging_member_for_member(case):
     sorted once, every member scikit-learn grows (continuous, tied, two-valued columns)."""
     from sklearn.ensemble import BaggingClassifier
 
-    from mlbench.methods.transformation.fast_tree import BaggedEntropyForest
+    from mlbench.methods.components.fast_tree import BaggedEntropyForest
 
     rng = np.random.RandomState(case)
     n, p = 60 + 37 * case, 3 + 2 * case
@@ -207,7 +207,7 @@ def test_bagged_entropy_forest_equals_sklearn_bagging_member_for_member(case):
 def test_forest_sorts_x_once_for_every_label_it_does_not_resample(monkeypatch):
     """rf-cost presorts X once for all labels (the forests read it, not a copy); rf-adasyn once
     per label (each label has its own rows)."""
-    from mlbench.methods.transformation import fast_tree
+    from mlbench.methods.components import fast_tree
 
     made = []
     real = fast_tree.Presorted.__init__
@@ -227,7 +227,7 @@ def test_forest_sorts_x_once_for_every_label_it_does_not_resample(monkeypatch):
 
 def test_subset_presorted_checks_every_index():
     from mlbench._ext._cocoa import subset_presorted
-    from mlbench.methods.transformation.fast_tree import presort
+    from mlbench.methods.components.fast_tree import presort
 
     XT = np.ascontiguousarray(np.random.RandomState(0).randn(3, 10), dtype=np.float32)
     S = presort(XT)

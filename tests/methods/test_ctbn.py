@@ -6,7 +6,7 @@ import pytest
 
 from mlbench.errors import MlbenchError
 from mlbench.methods import registry
-from mlbench.methods.probabilistic._logistic import DEFAULT_CS
+from mlbench.methods.components.logistic import DEFAULT_CS
 from mlbench.methods.probabilistic._tree import (
     CTBN, best_structure, fit_tree_params, topological_order, tree_loglik, tree_map, tree_marginals)
 from mlbench.methods.probabilistic.ctbn import CTBNClassifier, learn_ctbn

@@ -6,11 +6,11 @@ from scipy.optimize import check_grad
 from mlbench.errors import MlbenchError
 from mlbench.methods import registry
 from mlbench.methods.probabilistic import mlcrf
-from mlbench.methods.probabilistic._logistic import DEFAULT_CS
+from mlbench.methods.components.logistic import DEFAULT_CS
 from mlbench.methods.probabilistic._pairwise_search import potential
 from mlbench.methods.probabilistic.mlcrf import (BLOCKS_MAX_FRACTION, PairwiseCRF, label_blocks, pair_index,
                                                  pseudo_loglik_and_grad, pseudo_loglik_hessian_diag)
-from mlbench.methods.transformation.pcc import all_label_vectors
+from mlbench.methods.components.labelsets import all_label_vectors
 
 rng = np.random.RandomState(4)
 X = rng.randn(220, 3)

@@ -6,7 +6,7 @@ from scipy.optimize import minimize
 from mlbench.methods import registry
 from mlbench.methods.transformation._box_qp import flip_descent, relaxed_minimise
 from mlbench.methods.transformation.mmoc import MaxMarginOutputCoding, code_distances, learn_metric
-from mlbench.methods.transformation.pcc import all_label_vectors
+from mlbench.methods.components.labelsets import all_label_vectors
 
 rng = np.random.RandomState(6)
 X = rng.randn(250, 5)

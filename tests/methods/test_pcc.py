@@ -8,7 +8,8 @@ from mlbench.errors import MlbenchError
 from mlbench.methods import registry
 from mlbench.methods.transformation._chain_search import beam_search, mixture_mode, sampled_marginals
 from mlbench.methods.transformation.pcc import (EnsembleProbabilisticClassifierChains,
-                                                ProbabilisticClassifierChain, all_label_vectors)
+                                                ProbabilisticClassifierChain)
+from mlbench.methods.components.labelsets import all_label_vectors
 
 rng = np.random.RandomState(2)
 X = rng.randn(200, 4)
@@ -125,7 +126,7 @@ def _copied_label_data(seed=4, n=300):
 
 
 def test_each_chain_regression_chooses_its_C_on_its_own_inputs():
-    from mlbench.methods.probabilistic._logistic import choose_C
+    from mlbench.methods.components.logistic import choose_C
     from mlbench.methods.transformation.pcc import chain_Cs
 
     Xc, Yc = _copied_label_data()

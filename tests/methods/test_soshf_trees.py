@@ -9,7 +9,7 @@ from mlbench.errors import ConfigError
 from mlbench.methods import registry
 from mlbench.methods.trees.clustering import idf_weights, two_means
 from mlbench.methods.trees.structured import StructuredForest, grow_tree
-from mlbench.methods.trees.thresholds import best_f1_threshold
+from mlbench.methods.components.thresholds import best_f1_threshold
 
 pytest.importorskip("mlbench._ext._soshf", reason="Cython kernel _soshf not built")
 

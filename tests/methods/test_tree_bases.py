@@ -8,7 +8,7 @@ from sklearn.datasets import make_multilabel_classification
 from sklearn.tree import DecisionTreeClassifier
 
 from mlbench.methods import registry
-from mlbench.methods.transformation.fast_tree import EntropyTree, tree_base
+from mlbench.methods.components.fast_tree import EntropyTree, tree_base
 
 Xc, Yc = make_multilabel_classification(n_samples=140, n_features=7, n_classes=5, random_state=4)
 Xc = (Xc - Xc.mean(0)) / Xc.std(0)

@@ -9,8 +9,8 @@ from sklearn.utils import check_random_state
 
 from mlbench._ext._cocoa import apply_tree, two_valued_columns
 from mlbench.methods import registry
-from mlbench.methods.transformation import fast_tree
-from mlbench.methods.transformation.fast_tree import (EntropyTree, as_float32, bagging_proba, grow,
+from mlbench.methods.components import fast_tree
+from mlbench.methods.components.fast_tree import (EntropyTree, as_float32, bagging_proba, grow,
                                                       splitter_seed)
 
 

@@ -25,7 +25,8 @@ from sklearn.utils._available_if import available_if
 from mlbench.methods.base import MultiLabelClassifier
 from mlbench.methods.knn.mlknn import fit_neighbours, neighbour_matrix
 from mlbench.methods.registry import register
-from mlbench.methods.transformation.br import _C_GRID, BinaryRelevance, _uses
+from mlbench.methods.components.binary import C_GRID, uses
+from mlbench.methods.transformation.br import BinaryRelevance
 
 _WEIGHTS = ("uniform", "distance")
 
@@ -104,19 +105,19 @@ class IBLR(MultiLabelClassifier):
         dist, idx = self.nn_.kneighbors(X, self.k_)
         return self._design(X, dist, idx)
 
-    @available_if(_uses("proba"))
+    @available_if(uses("proba"))
     def predict_proba(self, X):
         """P(y_i = 1 | omega(x)) per label, (n, L)."""
         Z = self._transform(X)
         return self.br_.predict_proba(Z)
 
-    @available_if(_uses("decision"))
+    @available_if(uses("decision"))
     def decision_function(self, X):
         """Per-label margin of a base learner without probabilities, (n, L)."""
         Z = self._transform(X)
         return self.br_.decision_function(Z)
 
-    @available_if(_uses("proba"))
+    @available_if(uses("proba"))
     def joint_log_proba(self, X, Y):
         """log P(Y = y | x): the per-label regressions are independent given omega(x)."""
         Z = self._transform(X)
@@ -129,6 +130,6 @@ class IBLR(MultiLabelClassifier):
 
 
 register("iblr", IBLR, family="knn", paper="platform", params={"k": 10, "base": "lr"},
-         grid={"base_params": _C_GRID},
+         grid={"base_params": C_GRID},
          description="IBLR (Cheng & Hüllermeier 2009): logistic regression on the k=10 "
                      "neighbours' label fractions")

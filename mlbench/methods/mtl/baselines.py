@@ -24,7 +24,8 @@ from threadpoolctl import threadpool_limits
 from mlbench.errors import ConfigError
 from mlbench.methods import registry
 from mlbench.methods.base import MultiLabelClassifier
-from mlbench.methods.mtl.holdout import (PAPER_GRID, check_fraction, grid_values, holdout_parts,
+from mlbench.methods.components.validation import check_fraction
+from mlbench.methods.mtl.holdout import (PAPER_GRID, grid_values, holdout_parts,
                                          mean_label_accuracy)
 
 _SEED_MAX = np.iinfo(np.int32).max

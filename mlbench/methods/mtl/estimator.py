@@ -16,7 +16,8 @@ from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits
 
 from mlbench.methods.base import MultiLabelClassifier
-from mlbench.methods.mtl.holdout import check_fraction, holdout_parts, mean_label_accuracy
+from mlbench.methods.components.validation import check_fraction
+from mlbench.methods.mtl.holdout import holdout_parts, mean_label_accuracy
 from mlbench.methods.mtl.logistic import predict_proba
 
 

@@ -40,11 +40,6 @@ def grid_values(value, name):
     return values
 
 
-def check_fraction(name, value):
-    if not 0.0 < float(value) < 1.0:
-        raise ConfigError(f"{name} must lie strictly between 0 and 1, got {value!r}")
-
-
 def mean_label_accuracy(Y, P):
     """Per-label accuracy averaged over the labels (= 1 - Hamming loss)."""
     return float(np.mean(np.asarray(Y) == np.asarray(P)))

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mlbench.methods.probabilistic._logistic import bernoulli_loglik, fit_logistic, hstack, log_sigmoid
+from mlbench.methods.components.logistic import bernoulli_loglik, fit_logistic, hstack, log_sigmoid
 
 
 NODE_MODELS = ("per_parent", "shared")

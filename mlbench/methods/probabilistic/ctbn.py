@@ -25,17 +25,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from mlbench.errors import ConfigError
 from mlbench.methods.base import MultiLabelClassifier, check_multilabel_Y
-from mlbench.methods.probabilistic._logistic import (DEFAULT_CS, JOINT_MODE_XFAIL, check_Cs, check_min_rows,
+from mlbench.methods.components.logistic import (DEFAULT_CS, JOINT_MODE_XFAIL, check_Cs, check_min_rows,
                                                      choose_C, single_blas_thread)
 from mlbench.methods.probabilistic._tree import (
     NODE_MODELS, best_structure, edge_weights, fit_tree_params, topological_order, tree_loglik,
     tree_map, tree_marginals)
+from mlbench.methods.components.validation import check_fraction
 from mlbench.methods.registry import register
-
-
-def check_fraction(name, value):
-    if not 0.0 < float(value) < 1.0:
-        raise ConfigError(f"{name} must lie strictly between 0 and 1, got {value!r}")
 
 
 def check_node_model(value):

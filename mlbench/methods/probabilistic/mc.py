@@ -43,12 +43,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from mlbench.errors import ConfigError
 from mlbench.methods.base import MultiLabelClassifier, check_multilabel_Y
-from mlbench.methods.probabilistic._logistic import (DEFAULT_CS, JOINT_MODE_XFAIL, check_Cs, check_min_rows,
+from mlbench.methods.components.logistic import (DEFAULT_CS, JOINT_MODE_XFAIL, check_Cs, check_min_rows,
                                                      choose_C, single_blas_thread)
 from mlbench.methods.probabilistic._mixture import anneal, component_loglik, temperatures
 from mlbench.methods.probabilistic._tree import (fit_tree_params, topological_order, tree_map,
                                                  tree_marginals)
-from mlbench.methods.probabilistic.ctbn import check_fraction, check_node_model, learn_ctbn
+from mlbench.methods.components.validation import check_fraction
+from mlbench.methods.probabilistic.ctbn import check_node_model, learn_ctbn
 from mlbench.methods.registry import register
 
 

@@ -72,12 +72,12 @@ from sklearn.utils._available_if import available_if
 from mlbench.errors import ConfigError
 from mlbench.methods.base import MultiLabelClassifier, check_multilabel_Y
 from mlbench.methods.probabilistic._lbfgs import lbfgs
-from mlbench.methods.probabilistic._logistic import (DEFAULT_CS, JOINT_MODE_XFAIL, bernoulli_loglik, check_Cs, check_min_rows,
+from mlbench.methods.components.logistic import (DEFAULT_CS, JOINT_MODE_XFAIL, bernoulli_loglik, check_Cs, check_min_rows,
                                                      single_blas_thread)
 from mlbench.methods.probabilistic._pairwise_search import (edge_matrices, map_search, row_chunks,
                                                             tempered_marginals)
 from mlbench.methods.registry import register
-from mlbench.methods.transformation.pcc import all_label_vectors
+from mlbench.methods.components.labelsets import all_label_vectors
 
 #: tempered Gibbs sweeps (after the burn-in) for the marginals beyond ``max_labels`` labels
 SWEEPS = 500

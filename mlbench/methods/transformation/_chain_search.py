@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 
-from mlbench.methods.probabilistic._logistic import log_sigmoid
+from mlbench.methods.components.logistic import log_sigmoid
 
 
 def beam_search(chain, X, width):

@@ -18,9 +18,7 @@ from sklearn.utils._available_if import available_if
 
 from mlbench.methods.base import MultiLabelClassifier, check_multilabel_Y
 from mlbench.methods.registry import register
-from mlbench.methods.transformation.br import (_C_GRID, _uses, binary_scores, cv_chosen_C,
-                                               draw_seeds, fit_binary, label_log_likelihood,
-                                               scores_kind, seeded_base)
+from mlbench.methods.components.binary import C_GRID, binary_scores, cv_chosen_C, draw_seeds, fit_binary, label_log_likelihood, scores_kind, seeded_base, uses
 
 
 def chain_order(order, n_labels, random_state):
@@ -53,11 +51,11 @@ def _known_prefixes(X, Yo):
 
 
 def _presorted_prefixes(base, X, L):
-    """For a chain of :class:`~mlbench.methods.transformation.fast_tree.EntropyTree` s on dense X
+    """For a chain of :class:`~mlbench.methods.components.fast_tree.EntropyTree` s on dense X
     whose columns are not all two-valued (those trees grow from bit sets, unsorted): x's columns
     presorted once for the whole chain (the profile of ECC on rcv1subset1: sorting them again for
     every tree was 15% of the fit).  None otherwise."""
-    from mlbench.methods.transformation.fast_tree import (EntropyTree, PresortedPrefixes,
+    from mlbench.methods.components.fast_tree import (EntropyTree, PresortedPrefixes,
                                                           as_float32, two_valued_columns)
 
     if not isinstance(base, EntropyTree) or sp.issparse(X) or X.shape[0] == 0:
@@ -140,7 +138,7 @@ class ClassifierChain(MultiLabelClassifier):
                 cur[:, m + j] = yj
         return pred, scores
 
-    @available_if(_uses("proba"))
+    @available_if(uses("proba"))
     def joint_log_proba(self, X, Y):
         """log P(Y = y | x) = sum_j log P(y_{o_j} | x, y_{o_1}, ..., y_{o_{j-1}}) (the chain rule).
 
@@ -159,17 +157,17 @@ class ClassifierChain(MultiLabelClassifier):
         """0/1 predictions (n, L), each label predicted from x and the earlier predictions."""
         return self._run_chain(X)[0]
 
-    @available_if(_uses("proba"))
+    @available_if(uses("proba"))
     def predict_proba(self, X):
         """P(y_l = 1 | x, earlier predicted labels) per label, shape (n, L)."""
         return self._run_chain(X)[1]
 
-    @available_if(_uses("decision"))
+    @available_if(uses("decision"))
     def decision_function(self, X):
         """Base-learner margin of each label given x and the earlier predicted labels, (n, L)."""
         return self._run_chain(X)[1]
 
 
 register("cc", ClassifierChain, family="transformation", paper="platform",
-         params={"base": "lr", "order": "label"}, grid={"base_params": _C_GRID},
+         params={"base": "lr", "order": "label"}, grid={"base_params": C_GRID},
          description="classifier chain (Read et al. 2011), L2 logistic regression, label order")

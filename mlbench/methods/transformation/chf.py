@@ -14,7 +14,7 @@ P(y | x) = prod_i P(y_i | x, s(x)) gives ``joint_log_proba``.
 
 Regularisation: ``C="cv"`` picks the C of every regression by internal cross-validation of its
 held-out log-loss on the inputs it is fitted on (see
-:func:`mlbench.methods.probabilistic._logistic.choose_C`): x for the first layer, (x, s(x)) for the
+:func:`mlbench.methods.components.logistic.choose_C`): x for the first layer, (x, s(x)) for the
 second, as the MC paper's section 6.1 asks of every L2 logistic regression.  ``select_C_on="x"``
 reuses the first layer's C in the second (mlbench before issue 22, kept for the ablation), which
 penalises the stacked scores with a C chosen without them.
@@ -28,7 +28,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from mlbench.errors import ConfigError
 from mlbench.methods.base import MultiLabelClassifier, check_multilabel_Y
-from mlbench.methods.probabilistic._logistic import (DEFAULT_CS, bernoulli_loglik, check_Cs, choose_C,
+from mlbench.methods.components.logistic import (DEFAULT_CS, bernoulli_loglik, check_Cs, choose_C,
                                                      check_min_rows, fit_logistic, hstack, log_sigmoid,
                                                      single_blas_thread)
 from mlbench.methods.registry import register

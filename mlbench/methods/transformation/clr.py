@@ -20,7 +20,7 @@ ranks the labels as CLR does and is what the per-label measures (macro-AUC) see.
 the score was ``(votes_i - votes_0) / L`` and a tie with the calibrated label counted irrelevant:
 the same label ranking per instance, but another ordering of the instances per label.)  A pair
 with no training row that tells them apart casts no vote.  With ``base="tree"``
-the entropy trees are grown by :class:`~mlbench.methods.transformation.fast_tree.EntropyTree`
+the entropy trees are grown by :class:`~mlbench.methods.components.fast_tree.EntropyTree`
 (scikit-learn's tree, faster).
 """
 from __future__ import annotations
@@ -31,8 +31,8 @@ import numpy as np
 
 from mlbench.methods.base import MultiLabelClassifier
 from mlbench.methods.registry import register
-from mlbench.methods.transformation.br import draw_seeds, fit_binary
-from mlbench.methods.transformation.fast_tree import tree_base, tree_input
+from mlbench.methods.components.binary import draw_seeds, fit_binary
+from mlbench.methods.components.fast_tree import tree_base, tree_input
 
 
 class CalibratedLabelRanking(MultiLabelClassifier):

@@ -47,8 +47,8 @@ from mlbench._ext._cocoa import two_valued_columns
 from mlbench.errors import ConfigError
 from mlbench.methods.base import MultiLabelClassifier
 from mlbench.methods.registry import register
-from mlbench.methods.transformation.br import draw_seeds
-from mlbench.methods.transformation.fast_tree import as_float32, grow
+from mlbench.methods.components.binary import draw_seeds
+from mlbench.methods.components.fast_tree import as_float32, grow
 
 _GRID = np.round(np.arange(0.05, 0.951, 0.05), 2)
 BACKENDS = ("cython", "sklearn")

@@ -11,7 +11,7 @@ the chains' scores (``predict_proba`` of each chain) instead of their votes, a c
 gives finer scores for ranking measures; the default follows the paper.
 
 With ``base="tree"`` the chains' entropy trees are grown by
-:class:`~mlbench.methods.transformation.fast_tree.EntropyTree` (scikit-learn's tree, faster).
+:class:`~mlbench.methods.components.fast_tree.EntropyTree` (scikit-learn's tree, faster).
 """
 from __future__ import annotations
 
@@ -19,9 +19,9 @@ import numpy as np
 
 from mlbench.methods.base import MultiLabelClassifier
 from mlbench.methods.registry import register
-from mlbench.methods.transformation.br import _C_GRID, draw_seeds, scores_kind
+from mlbench.methods.components.binary import C_GRID, draw_seeds, scores_kind
 from mlbench.methods.transformation.cc import ClassifierChain
-from mlbench.methods.transformation.fast_tree import tree_base, tree_input
+from mlbench.methods.components.fast_tree import tree_base, tree_input
 
 _AGGREGATES = ("vote", "proba")
 
@@ -103,6 +103,6 @@ class EnsembleClassifierChains(MultiLabelClassifier):
 
 
 register("ecc", EnsembleClassifierChains, family="transformation", paper="platform",
-         params={"n_estimators": 10, "base": "lr"}, grid={"base_params": _C_GRID},
+         params={"n_estimators": 10, "base": "lr"}, grid={"base_params": C_GRID},
          description="ensemble of classifier chains (Read et al. 2011): random orders, bootstrap "
                      "samples, mean vote >= 0.5")

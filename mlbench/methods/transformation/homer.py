@@ -20,7 +20,7 @@ members' mean; ``n_iter`` iterations (10).
 Scores (for ranking measures): the product of the predicted meta-label probabilities along the path
 from the root to the label's leaf; ``predict`` is the hard descent above (every step >= 0.5).
 With ``base="tree"`` the node classifiers' entropy trees are grown by
-:class:`~mlbench.methods.transformation.fast_tree.EntropyTree` (scikit-learn's tree, faster).
+:class:`~mlbench.methods.components.fast_tree.EntropyTree` (scikit-learn's tree, faster).
 """
 from __future__ import annotations
 
@@ -32,8 +32,8 @@ from sklearn.utils import check_random_state
 from mlbench.errors import ConfigError
 from mlbench.methods.base import MultiLabelClassifier
 from mlbench.methods.registry import register
-from mlbench.methods.transformation.br import binary_scores, draw_seeds, fit_binary, scores_kind
-from mlbench.methods.transformation.fast_tree import tree_base, tree_input
+from mlbench.methods.components.binary import binary_scores, draw_seeds, fit_binary, scores_kind
+from mlbench.methods.components.fast_tree import tree_base, tree_input
 
 
 def balanced_kmeans(V, k, rng, n_iter=10):

@@ -14,7 +14,7 @@ The forest follows the paper's rule for every forest in its table: ``n_estimator
 trees, each grown on 75% of the rows and 75% of the features drawn without replacement, leaves of at
 least three rows, no pruning (scikit-learn ``BaggingClassifier`` over ``DecisionTreeClassifier``;
 out-of-bag rows are the ones a tree did not draw).  With ``backend="cython"`` (the default) the
-forest is :class:`~mlbench.methods.transformation.fast_tree.BaggedEntropyForest`: Bagging's
+forest is :class:`~mlbench.methods.components.fast_tree.BaggedEntropyForest`: Bagging's
 draws of rows, features and seeds, and the very same trees grown faster from X's columns sorted
 once for the whole forest (once for all labels when X is not resampled) instead of once per
 tree (a sparse X small enough to densify, such as enron's bag of words, is given to it as dense
@@ -40,9 +40,9 @@ from sklearn.utils._available_if import available_if
 from mlbench.errors import ConfigError
 from mlbench.methods.base import MultiLabelClassifier
 from mlbench.methods.registry import register
-from mlbench.methods.trees.thresholds import best_f1_threshold
-from mlbench.methods.transformation.br import ConstantBinary, draw_seeds
-from mlbench.methods.transformation.fast_tree import (BaggedEntropyForest, Presorted, as_float32,
+from mlbench.methods.components.thresholds import best_f1_threshold
+from mlbench.methods.components.binary import ConstantBinary, draw_seeds
+from mlbench.methods.components.fast_tree import (BaggedEntropyForest, Presorted, as_float32,
                                                       bagged_member_proba, bagging_proba,
                                                       densify_ok)
 

@@ -44,12 +44,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from mlbench.errors import ConfigError
 from mlbench.methods.base import MultiLabelClassifier
-from mlbench.methods.probabilistic._logistic import (DEFAULT_CS, JOINT_MODE_XFAIL, check_Cs,
+from mlbench.methods.components.logistic import (DEFAULT_CS, JOINT_MODE_XFAIL, check_Cs,
                                                      check_min_rows, choose_C, fit_logistic,
                                                      log_sigmoid, single_blas_thread)
 from mlbench.methods.registry import register
 from mlbench.methods.transformation._box_qp import flip_descent, relaxed_minimise
-from mlbench.methods.transformation.pcc import all_label_vectors
+from mlbench.methods.components.labelsets import all_label_vectors
 
 _ROWS_TIMES_VECTORS = 2_000_000
 

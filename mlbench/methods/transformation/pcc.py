@@ -34,10 +34,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from mlbench.errors import ConfigError
 from mlbench.methods.base import MultiLabelClassifier, check_multilabel_Y
-from mlbench.methods.probabilistic._logistic import (DEFAULT_CS, JOINT_MODE_XFAIL, bernoulli_loglik, check_Cs, choose_C,
+from mlbench.methods.components.logistic import (DEFAULT_CS, JOINT_MODE_XFAIL, bernoulli_loglik, check_Cs, choose_C,
                                                      fit_logistic, hstack, log_sigmoid,
                                                      single_blas_thread)
 from mlbench.methods.registry import register
+from mlbench.methods.components.labelsets import all_label_vectors
 from mlbench.methods.transformation._chain_search import mixture_mode, sampled_marginals
 
 #: rows x label vectors held at once during enumeration (and rows x samples x labels when sampling)
@@ -46,12 +47,6 @@ _ROWS_TIMES_VECTORS = 2_000_000
 BEAM_WIDTH = 15
 #: ancestral samples per row for the marginals beyond ``max_labels`` labels (s.e. <= 0.016)
 MARGINAL_SAMPLES = 1000
-
-def all_label_vectors(L):
-    """Every 0/1 vector of length L, shape (2^L, L), in binary counting order (label 0 the top bit)."""
-    codes = np.arange(2 ** L)
-    return ((codes[:, None] >> np.arange(L - 1, -1, -1)) & 1).astype(np.int8)
-
 
 def chain_Cs(X, Y, order, C, Cs, cv, random_state, select_C_on="own"):
     """Per-label C (label order) for the chain ``order``: with ``select_C_on="own"`` each chain

@@ -15,7 +15,7 @@ mean of those is then the score and is thresholded at t (finer scores for the ra
 Defaults follow the paper's recommendation: k = 3 and m = 2L.  A label that no drawn labelset holds
 (probability about e^{-2k} per label with m = 2L) gets score 0; their count is in ``fit_info_``.
 With ``base="tree"`` the LP trees are grown by
-:class:`~mlbench.methods.transformation.fast_tree.EntropyTree` (scikit-learn's tree, faster).
+:class:`~mlbench.methods.components.fast_tree.EntropyTree` (scikit-learn's tree, faster).
 """
 from __future__ import annotations
 
@@ -27,9 +27,8 @@ from sklearn.utils import check_random_state
 
 from mlbench.methods.base import MultiLabelClassifier
 from mlbench.methods.registry import register
-from mlbench.methods.transformation.br import (ConstantBinary, draw_seeds, scores_kind,
-                                               seeded_base)
-from mlbench.methods.transformation.fast_tree import tree_base, tree_input
+from mlbench.methods.components.binary import ConstantBinary, draw_seeds, scores_kind, seeded_base
+from mlbench.methods.components.fast_tree import tree_base, tree_input
 
 #: enumerate every k-subset and sample from the list when there are at most this many
 _ENUMERATE_MAX = 100_000

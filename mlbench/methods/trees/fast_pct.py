@@ -10,7 +10,7 @@ scikit-learn fits: same ``tree_`` arrays, same predictions (tests/methods/test_p
 A tree takes the fast path when its inputs are in the kernel's scope - dense float32 X without
 NaN, a 0/1 target, integer row weights, ``criterion="squared_error"``, no monotonic constraints,
 no ``max_leaf_nodes``, no pruning - and otherwise is scikit-learn's tree unchanged.  A sparse X
-small enough to densify (:func:`~mlbench.methods.transformation.fast_tree.densify_ok`) is given
+small enough to densify (:func:`~mlbench.methods.components.fast_tree.densify_ok`) is given
 to the forest dense: scikit-learn's sparse and dense splitters grow the same trees.
 
 Measured (``benchmarks/bench_pct.py --fit``): see that script; the gain grows with the number of
@@ -30,7 +30,7 @@ from sklearn.tree import DecisionTreeRegressor, ExtraTreeRegressor
 from sklearn.tree._tree import NODE_DTYPE, Tree
 
 from mlbench._ext._pct import grow_variance_tree
-from mlbench.methods.transformation.fast_tree import densify_ok, splitter_seed
+from mlbench.methods.components.fast_tree import densify_ok, splitter_seed
 
 _INT32_MAX = np.iinfo(np.int32).max
 #: nodes of at least this many rows sort their values by radix, smaller ones by introsort (the

@@ -11,7 +11,7 @@ label vectors form one cluster, or when the learned split would leave fewer than
 Splits (all stored as ``[x, 1] . w >= 0`` -> right, so one Cython traversal serves every variant):
 
 * ``gain`` - axis-parallel, information gain (a depth-one scikit-learn entropy tree; with
-  ``backend="cython"`` the same stump, grown by :mod:`mlbench.methods.transformation.fast_tree`);
+  ``backend="cython"`` the same stump, grown by :mod:`mlbench.methods.components.fast_tree`);
 * ``logistic`` - oblique, L2 logistic regression (C = 1, liblinear: lbfgs needs ~100x longer on the
   small, often separable node problems; ``backend="numpy"`` through ``LogisticRegression``, the
   others through the liblinear call it makes, without its per-node input checks);
@@ -41,8 +41,8 @@ from mlbench.methods.base import MultiLabelClassifier
 from mlbench.methods.registry import register
 from mlbench.methods.trees.clustering import cluster_labels, idf_weights
 from mlbench.methods.trees.hellinger import fit_hellinger_split
-from mlbench.methods.trees.thresholds import oob_thresholds
-from mlbench.methods.transformation.fast_tree import as_float32, grow
+from mlbench.methods.components.thresholds import oob_thresholds
+from mlbench.methods.components.fast_tree import as_float32, grow
 
 try:  # scikit-learn's private liblinear entry point (1.9); without it sf-lr goes through the estimator
     from sklearn.svm._base import _fit_liblinear
