@@ -4,21 +4,34 @@
 a header) and a row filter above each table, in a few lines of vanilla JavaScript; the page works
 offline and from ``file://``:
 
-* **Overview**: methods × datasets, each cell's ok / failed / missing splits;
-* **one tab per metric**: the report's tables for it (sortable by a click on a column header), its
-  notes, the CD diagram when two or more datasets allow one, the per-dataset box plots of the split
-  scores and the rank heat map;
+* **Overview** (the tab the page opens on): the headline.  The paper's claims with whether each
+  holds here, when a ``claims.yaml`` beside the results file names it
+  (:func:`mlbench.report.reproduction.claims_beside`); one line on missing and failed cells; the
+  report's main table (the style's first); the CD diagram of the first metric;
+* **one tab per metric**: the report's tables for it, its notes, the CD diagram when two or more
+  datasets allow one, the per-dataset box plots of the split scores and the rank heat map (a cell
+  without a result hatched grey, outside the colour scale);
+* **Statistics**: the tests over datasets (and a style's table that is not one metric's);
+* **Cells**: methods × datasets, each cell's ok / failed / missing splits;
 * **Costs**: mean fit and predict seconds and peak memory per method, and the score-vs-time Pareto
   plot;
-* **Statistics**: the tests over datasets;
 * **Provenance**: mlbench's version and git commit, the command, the protocol and seed, the results
   files with their sha256, the machine, and the versions of the packages that computed the numbers.
 
+Each tab has an address: ``report.html#TAB`` (``#m-macro_f1``, ``#costs``, ...) opens on it and a
+click on a tab sets it.  A click on a column header sorts by the cells' numbers (each cell carries
+its value; a missing value sorts last either way), within each group of rows.  Tables scroll sideways
+inside their own box and figures shrink to the window, so the page itself never does (checked in
+headless Chromium at 800 and 1,400 px, ``tests/integration/test_dashboard.py``).
+
 Figures are matplotlib SVG inlined in the page, stripped of their XML prolog, namespace URIs and
-metadata, so the file holds no ``http`` reference at all.
+metadata, so the file holds no ``http`` reference at all; each figure's ids get a prefix of its own,
+so that no figure uses another's glyphs or clip paths (a hidden tab's).
 """
 from __future__ import annotations
 
+import copy
+import itertools
 import os
 import re
 import sys
@@ -27,42 +40,59 @@ import tempfile
 import numpy as np
 
 CSS = """
+*{box-sizing:border-box}
 body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}
-nav button{border:1px solid #aaa;background:#f4f4f4;padding:.35em .8em;margin:0 .2em .4em 0;cursor:pointer}
+h1{font-size:1.6em}h1,p,li,figcaption{overflow-wrap:anywhere}
+nav{position:sticky;top:0;z-index:1;background:#fff;padding:.3em 0;display:flex;flex-wrap:wrap;gap:.25em}
+nav button{border:1px solid #aaa;background:#f4f4f4;padding:.35em .8em;cursor:pointer}
 nav button.on{background:#2a6;color:#fff;border-color:#2a6}
 section{display:none}section.on{display:block}
-table{border-collapse:collapse;margin:.6em 0}
+.scroll{overflow-x:auto;max-width:100%;margin:.6em 0}
+table{border-collapse:collapse}
 td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right;white-space:nowrap}
 td:first-child,th:first-child{text-align:left}
 th{cursor:pointer;background:#fafafa}th:after{content:" \\2195";color:#bbb}
+th[data-dir=asc]:after{content:" \\25B2";color:#2a6}th[data-dir=desc]:after{content:" \\25BC";color:#2a6}
 tr.group td{font-style:italic;text-align:left;background:#f7f7f7}
+table.prov td{white-space:normal;overflow-wrap:anywhere;text-align:left;vertical-align:top}
 .ok{color:#176}.bad{color:#b22;font-weight:bold}.missing{color:#999}
-figure{display:inline-block;margin:.5em 1em .5em 0;vertical-align:top}
-figure svg{max-width:100%;height:auto}
-ul.notes{color:#555;font-size:.9em}
-input.filter{display:block;margin:.4em 0;padding:2px 6px;width:16em}
+ul.claims li{margin:.3em 0}.holds{color:#176;font-weight:bold}.fails{color:#b22;font-weight:bold}
+figure{display:inline-block;max-width:100%;margin:.5em 1em .5em 0;vertical-align:top}
+figure svg{display:block;max-width:100%;height:auto}
+ul.notes,.why{color:#555;font-size:.9em}
+input.filter{display:block;margin:.4em 0 0;padding:2px 6px;width:16em;max-width:100%}
 """
 
 JS = """
-function show(id){document.querySelectorAll('section').forEach(s=>s.classList.toggle('on',s.id===id));
+const tabs=[...document.querySelectorAll('nav button')].map(b=>b.dataset.tab);
+function show(id){if(!tabs.includes(id))id=tabs[0];
+ document.querySelectorAll('section').forEach(s=>s.classList.toggle('on',s.dataset.tab===id));
  document.querySelectorAll('nav button').forEach(b=>b.classList.toggle('on',b.dataset.tab===id));}
-document.querySelectorAll('nav button').forEach(b=>b.addEventListener('click',()=>show(b.dataset.tab)));
-function key(td){const t=td.textContent.trim();const m=t.match(/^[-+]?\\d*\\.?\\d+(e[-+]?\\d+)?/i);
- return m?parseFloat(m[0]):t.toLowerCase();}
+function fromHash(){let id=location.hash.slice(1);try{id=decodeURIComponent(id);}catch(e){}show(id);}
+document.querySelectorAll('nav button').forEach(b=>b.addEventListener('click',()=>{
+ show(b.dataset.tab);if(location.hash.slice(1)!==b.dataset.tab)location.hash=b.dataset.tab;}));
+window.addEventListener('hashchange',fromHash);
+function key(td){if(td.dataset.v!==undefined)return parseFloat(td.dataset.v);
+ const t=td.textContent.trim();const m=t.match(/^\\(?([-+]?(\\d+\\.?\\d*|\\.\\d+)(e[-+]?\\d+)?)/i);
+ if(m)return parseFloat(m[1]);return (t===''||t==='\u2014')?null:t.toLowerCase();}
+function order(x,y,dir){if(x===null||y===null)return (x===null)-(y===null);
+ return (typeof x===typeof y?(x<y?-1:x>y?1:0):(typeof x==='number'?-1:1))*dir;}
 document.querySelectorAll('table.sortable th').forEach(th=>th.addEventListener('click',()=>{
- const i=th.cellIndex;const table=th.closest('table');const body=table.tBodies[0];
- const rows=[...body.rows].filter(r=>!r.classList.contains('group'));
- const dir=th.dataset.dir==='asc'?-1:1;th.dataset.dir=dir===1?'asc':'desc';
- rows.sort((a,b)=>{const x=key(a.cells[i]),y=key(b.cells[i]);
-  return (typeof x===typeof y?(x<y?-1:x>y?1:0):(typeof x==='number'?-1:1))*dir;});
- rows.forEach(r=>body.appendChild(r));}));
+ const i=th.cellIndex;const body=th.closest('table').tBodies[0];
+ const dir=th.dataset.dir==='asc'?-1:1;
+ th.closest('tr').querySelectorAll('th').forEach(h=>{delete h.dataset.dir;});
+ th.dataset.dir=dir===1?'asc':'desc';
+ const out=[];let run=[];
+ const flush=()=>{run.sort((a,b)=>order(key(a.cells[i]),key(b.cells[i]),dir));out.push(...run);run=[];};
+ [...body.rows].forEach(r=>{if(r.classList.contains('group')){flush();out.push(r);}else run.push(r);});
+ flush();out.forEach(r=>body.appendChild(r));}));
 document.querySelectorAll('table.sortable').forEach(table=>{
  const box=document.createElement('input');box.type='search';box.className='filter';
- box.placeholder='filter rows';table.parentNode.insertBefore(box,table);
+ box.placeholder='filter rows';const at=table.closest('.scroll')||table;at.parentNode.insertBefore(box,at);
  box.addEventListener('input',()=>{const q=box.value.toLowerCase();
   [...table.tBodies[0].rows].forEach(r=>{r.style.display=
    (!q||r.classList.contains('group')||r.textContent.toLowerCase().includes(q))?'':'none';});});});
-show(document.querySelector('nav button').dataset.tab);
+fromHash();
 """
 
 
@@ -73,10 +103,11 @@ def _escape(text):
     return _html_escape(text)
 
 
-def _svg(draw):
-    """The SVG ``draw(path)`` writes, made inline-safe (no prolog, namespaces or metadata).  The
-    file lives in a temporary folder of the system's (``TMPDIR``); that folder full or read-only is
-    one line naming it."""
+def _svg(draw, prefix):
+    """The SVG ``draw(path)`` writes, made inline-safe (no prolog, namespaces or metadata) and
+    self-contained (every id, and every reference to one, prefixed with ``prefix``).  The file
+    lives in a temporary folder of the system's (``TMPDIR``); that folder full or read-only is one
+    line naming it."""
     from mlbench.errors import WriteError
     from mlbench.fileio import write_error
 
@@ -98,7 +129,14 @@ def _svg(draw):
     # matplotlib repeats each text (method names) in a comment beside its glyphs: not needed; and
     # names from a results file may hold control characters (formats.plain)
     text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
-    return re.sub("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]", "", text)
+    text = re.sub("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]", "", text)
+    # matplotlib names glyphs by character (DejaVuSans-41) in every figure: with several figures
+    # in one page each would draw the first figure's, which a hidden tab holds
+    ids = set(re.findall(r'\sid="([^"]+)"', text))
+    text = re.sub(r'(\sid=")([^"]+)"', lambda m: f'{m.group(1)}{prefix}{m.group(2)}"', text)
+    text = re.sub(r'(href="#|url\(#)([^")]+)',
+                  lambda m: m.group(1) + (prefix if m.group(2) in ids else "") + m.group(2), text)
+    return text
 
 
 def _figure(svg, caption):
@@ -108,21 +146,68 @@ def _figure(svg, caption):
 def _table_html(t):
     from mlbench.report.formats import _html
 
-    return _html(t).replace("<table>", '<table class="sortable">', 1)
+    return _html(t, sortable=True)
 
 
-def _overview(results):
-    """Methods as rows and datasets as columns (a report has more methods than datasets)."""
+def _claims(paths, results):
+    """The claims of a ``claims.yaml`` beside each results file that names it, with whether each
+    holds on these results (:func:`mlbench.report.reproduction.claims_beside`); a claims file that
+    cannot be read or tested is a note, not a failed report."""
+    from mlbench.errors import MlbenchError
+    from mlbench.report.reproduction import claims_beside
+
     e = _escape
+    protocols = set(results.frame["protocol"]) if "protocol" in results.frame.columns else set()
+    out = []
+    for path in paths:
+        try:
+            papers = claims_beside(path, protocols)
+        except MlbenchError as exc:
+            out.append(f'<p class="why">claims.yaml beside {e(path)} not shown: {e(exc)}</p>')
+            continue
+        for name, title, verdicts in papers:
+            items = "".join(
+                f'<li><span class="{"holds" if holds else "fails"}">'
+                f'{"HOLDS" if holds else "DOES NOT HOLD"}</span>: {e(c["text"])}<br>'
+                f'<span class="why">test {e(c["test"])}'
+                + (f' on {e(", ".join(c["datasets"]))}' if c.get("datasets") else "")
+                + f": {e(why)}</span></li>" for c, holds, why in verdicts)
+            if items:
+                out.append(f"<h3>The claims of {e(name)}: {e(title)}</h3>"
+                           f'<ul class="claims">{items}</ul>')
+    return "\n".join(out)
+
+
+def _cell_counts(results):
+    """``{(dataset, method): (splits ok, splits failed)}`` of every pair of the report."""
     frame, failures = results.frame, results.failures
     ok = frame.groupby(["dataset", "method"]).size()
-    bad = failures.groupby(["dataset", "method"]).size() if len(failures) else {}
+    bad = failures.groupby(["dataset", "method"]).size() if len(failures) else None
+    return {(d, m): (int(ok.get((d, m), 0)), int(bad.get((d, m), 0)) if bad is not None else 0)
+            for m in results.methods for d in results.datasets}
+
+
+def _cells_line(counts):
+    """One sentence on the cells without a result and those with failed splits, for the overview."""
+    missing = sum(1 for n_ok, _ in counts.values() if not n_ok)
+    failed = sum(1 for _, n_bad in counts.values() if n_bad)
+    if not missing and not failed:
+        return f"<p>All {len(counts)} (dataset, method) cells have results.</p>"
+    parts = [f"{missing} without a result" if missing else "",
+             f"{failed} with failed splits" if failed else ""]
+    return (f'<p class="bad">Of {len(counts)} (dataset, method) cells, '
+            f"{' and '.join(p for p in parts if p)}: see the Cells tab.</p>")
+
+
+def _cells(results, counts):
+    """Methods as rows and datasets as columns (a report has more methods than datasets)."""
+    e = _escape
     head = "".join(f"<th>{e(d)}</th>" for d in results.datasets)
     rows = []
     for m in results.methods:
         cells = []
         for d in results.datasets:
-            n_ok, n_bad = int(ok.get((d, m), 0)), int(bad.get((d, m), 0)) if len(failures) else 0
+            n_ok, n_bad = counts[(d, m)]
             if n_bad:
                 cells.append(f'<td class="bad">{n_ok} ok, {n_bad} failed</td>')
             elif n_ok:
@@ -131,8 +216,8 @@ def _overview(results):
                 cells.append('<td class="missing">missing</td>')
         rows.append(f"<tr><td>{e(m)}</td>{''.join(cells)}</tr>")
     return ("<h3>Cells: splits ok per method and dataset</h3>"
-            f'<table class="sortable"><thead><tr><th>method</th>{head}</tr></thead><tbody>'
-            + "".join(rows) + "</tbody></table>")
+            f'<div class="scroll"><table class="sortable"><thead><tr><th>method</th>{head}</tr>'
+            "</thead><tbody>" + "".join(rows) + "</tbody></table></div>")
 
 
 def _costs(results):
@@ -147,8 +232,8 @@ def _costs(results):
     rows = "".join(f"<tr><td>{e(m)}</td>" + "".join(
         f"<td>{'—' if not np.isfinite(v) else f'{v:.3g}'}</td>" for v in g.loc[m].to_numpy(float))
         + "</tr>" for m in g.index)
-    return (f'<h3>Mean per cell</h3><table class="sortable"><thead><tr><th>method</th>{head}</tr>'
-            f"</thead><tbody>{rows}</tbody></table>")
+    return (f'<h3>Mean per cell</h3><div class="scroll"><table class="sortable"><thead><tr>'
+            f"<th>method</th>{head}</tr></thead><tbody>{rows}</tbody></table></div>")
 
 
 def _provenance(results, paths, protocol):
@@ -179,7 +264,8 @@ def _provenance(results, paths, protocol):
             items.append((pkg, version(pkg)))
         except PackageNotFoundError:
             pass
-    return "<table>" + "".join(f"<tr><td>{e(k)}</td><td>{e(v)}</td></tr>" for k, v in items) + "</table>"
+    return ('<table class="prov">' + "".join(f"<tr><td>{e(k)}</td><td>{e(v)}</td></tr>" for k, v in items)
+            + "</table>")
 
 
 def dashboard(analysis, tables, paths, protocol=None):
@@ -189,44 +275,59 @@ def dashboard(analysis, tables, paths, protocol=None):
 
     e = _escape
     results = analysis.results
-    tabs = [("overview", "Overview", _overview(results))]
+    numbers = itertools.count(1)
+
+    def svg(draw):
+        return _svg(draw, f"f{next(numbers)}-")
+
+    def cd_figure(ma):
+        """The CD diagram of one metric, or the note saying why there is none."""
+        one = copy.copy(analysis)
+        one.metrics, one.notes = [ma], []
+        figure = _figure(svg(lambda path: write_cd_diagrams(one, path)),
+                         f"critical-difference diagram, {ma.display}")
+        return figure or "".join(f'<p class="why">{e(n)}</p>' for n in one.notes)
+
+    tabs = []
     used = set()
     for ma in analysis.metrics:
         own = [t for t in tables if ma.metric in t.key.split(":")[-1].split(",") or t.key.endswith(ma.metric)]
         used.update(id(t) for t in own)
         parts = [_table_html(t) for t in own]
-
-        def cd(path, ma=ma):
-            import copy
-
-            one = copy.copy(analysis)
-            one.metrics = [ma]
-            one.notes = []
-            write_cd_diagrams(one, path)
-
-        parts.append(_figure(_svg(cd), f"critical-difference diagram, {ma.display}"))
-        parts.append(_figure(_svg(lambda p, m=ma.metric: plots.box(results, m, p)),
+        parts.append(cd_figure(ma))
+        parts.append(_figure(svg(lambda p, m=ma.metric: plots.box(results, m, p)),
                              f"{ma.display} on each split"))
-        parts.append(_figure(_svg(lambda p, m=ma.metric: plots.heatmap(results, m, p)),
-                             f"ranks on {ma.display}"))
+        parts.append(_figure(svg(lambda p, m=ma.metric: plots.heatmap(results, m, p)),
+                             f"ranks on {ma.display}; hatched grey: no result"))
         if ma.notes:
             parts.append('<ul class="notes">' + "".join(f"<li>{e(n)}</li>" for n in ma.notes) + "</ul>")
         tabs.append((f"m-{ma.metric}", ma.display, "\n".join(p for p in parts if p)))
+    counts = _cell_counts(results)
+    # the headline: claims, the style's first table, the first metric's CD diagram
+    headline = [_claims(paths, results), _cells_line(counts)]
+    if tables:
+        headline.append(_table_html(tables[0]))
+        used.add(id(tables[0]))
+    headline.append(cd_figure(analysis.metrics[0]))
+    tabs.insert(0, ("overview", "Overview", "\n".join(p for p in headline if p)))
     rest = [t for t in tables if id(t) not in used]
     if rest:
         tabs.append(("stats", "Statistics", "\n".join(_table_html(t) for t in rest)))
+    tabs.append(("cells", "Cells", _cells(results, counts)))
     first = analysis.metrics[0].metric
     pareto = ""
     if "fit_seconds" in results.frame.columns:
-        pareto = _figure(_svg(lambda p: plots.pareto(results, first, p)),
+        pareto = _figure(svg(lambda p: plots.pareto(results, first, p)),
                          f"mean {first} against mean fit time; the Pareto front in red")
     tabs.append(("costs", "Costs", _costs(results) + pareto))
     tabs.append(("provenance", "Provenance", _provenance(results, paths, protocol)))
-    nav = "".join(f'<button data-tab="{tid}">{e(label)}</button>' for tid, label, _ in tabs)
-    body = "\n".join(f'<section id="{tid}">{content}</section>' for tid, _, content in tabs)
+    nav = "".join(f'<button data-tab="{e(tid)}">{e(label)}</button>' for tid, label, _ in tabs)
+    body = "\n".join(f'<section id="tab-{e(tid)}" data-tab="{e(tid)}">{content}</section>'
+                     for tid, _, content in tabs)
     notes = "".join(f"<li>{e(n)}</li>" for n in analysis.notes)
     title = f"mlbench report: {results.protocol or ', '.join(os.path.basename(p) for p in paths)}"
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>{e(title)}</title><style>{CSS}</style></head><body>\n<h1>{e(title)}</h1>\n"
             f"<p>control: {e(analysis.control)} ({e(analysis.control_source)}); "
             f"α = {analysis.alpha:g}</p>" + (f'<ul class="notes">{notes}</ul>' if notes else "")

@@ -18,6 +18,7 @@ import csv
 import html
 import io
 import json
+import math
 import re
 
 FORMATS = ("terminal", "markdown", "latex", "csv", "html", "json")
@@ -294,20 +295,30 @@ def _html_escape(text):
     return html.escape(plain(text))
 
 
-def _html(t):
+def _html(t, sortable=False):
+    """One table as HTML; ``sortable`` (the dashboard) also gives each cell with a finite number its
+    value (``data-v``, which the dashboard's sort reads instead of the text), the table the class
+    ``sortable`` and a box of its own that scrolls sideways."""
     e = _html_escape
+
+    def value(c):
+        ok = sortable and c.value is not None and math.isfinite(c.value)
+        return f' data-v="{float(c.value)!r}"' if ok else ""
+
     head = "".join(f"<th>{e(c)}</th>" for c in t.columns)
     body = []
     for group, row in _groups(t):
         if row is None:
             body.append(f'<tr class="group"><td colspan="{len(t.columns)}">{e(group)}</td></tr>')
             continue
-        cells = "".join(f"<td><b>{e(c.text)}</b>{e(c.marker)}</td>" if c.best else
-                        f"<td>{e(_cell_text(c))}</td>" for c in row.cells)
+        cells = "".join(f"<td{value(c)}><b>{e(c.text)}</b>{e(c.marker)}</td>" if c.best else
+                        f"<td{value(c)}>{e(_cell_text(c))}</td>" for c in row.cells)
         body.append(f"<tr><td>{e(row.label)}</td>{cells}</tr>")
     notes = "".join(f"<li>{e(n)}</li>" for n in t.notes)
-    return (f"<h3>{e(t.title)}</h3>\n<table><thead><tr>{head}</tr></thead><tbody>\n" + "\n".join(body)
-            + "\n</tbody></table>" + (f"\n<ul>{notes}</ul>" if notes else ""))
+    table = (('<div class="scroll"><table class="sortable">' if sortable else "<table>")
+             + f"<thead><tr>{head}</tr></thead><tbody>\n" + "\n".join(body) + "\n</tbody></table>"
+             + ("</div>" if sortable else ""))
+    return f"<h3>{e(t.title)}</h3>\n{table}" + (f"\n<ul>{notes}</ul>" if notes else "")
 
 
 def _csv(tables):

@@ -68,6 +68,10 @@ def box(results, metric, path):
 
 
 def heatmap(results, metric, path):
+    """Ranks of the methods on each dataset; a cell without a result is drawn hatched grey, outside
+    the colour scale (the legend says so), and counts as last when the methods are ordered."""
+    from matplotlib.patches import Patch, Rectangle
+
     from mlbench.report.results import metric_info
     from mlbench.stats.friedman import rank_scores
 
@@ -76,21 +80,34 @@ def heatmap(results, metric, path):
     mean = results.cells(metric)["mean"].unstack("method").reindex(
         index=results.datasets, columns=results.methods)
     filled = mean.to_numpy(dtype=float)
-    filled = np.where(np.isfinite(filled), filled, -np.inf if greater else np.inf)
-    ranks = rank_scores(filled, greater)                   # datasets x methods
+    present = np.isfinite(filled)
+    filled = np.where(present, filled, -np.inf if greater else np.inf)
+    ranks = rank_scores(filled, greater)                   # datasets x methods; missing ranked last
     order = np.argsort(ranks.mean(axis=0), kind="stable")
-    R = ranks[:, order].T
+    R = np.where(present, ranks, np.nan)[:, order].T       # a present cell's rank is among the present
+    missing = np.argwhere(~np.isfinite(R))
     fig, ax = plt.subplots(figsize=(1.0 + 0.6 * len(results.datasets), 1.0 + 0.3 * len(order)))
-    im = ax.imshow(R, cmap="viridis_r", aspect="auto")
+    im = ax.imshow(np.ma.masked_invalid(R), cmap="viridis_r", aspect="auto")
+    for i, j in missing:
+        ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="0.88", edgecolor="0.55",
+                               hatch="///", linewidth=0))
     ax.set_xticks(range(len(results.datasets)), results.datasets, rotation=45, ha="right", fontsize=7)
     ax.set_yticks(range(len(order)), [results.methods[i] for i in order], fontsize=7)
-    if R.size <= 400:
+    if R.size <= 400 and np.isfinite(R).any():
+        middle = (np.nanmax(R) + 1) / 2
         for (i, j), v in np.ndenumerate(R):
-            ax.text(j, i, f"{v:g}", ha="center", va="center", fontsize=6,
-                    color="black" if v <= (R.max() + 1) / 2 else "white")
+            if np.isfinite(v):
+                ax.text(j, i, f"{v:g}", ha="center", va="center", fontsize=6,
+                        color="black" if v <= middle else "white")
     fig.colorbar(im, ax=ax, label=f"rank on {metric} (1 = best)")
     ax.set_title(f"ranks on {metric}; methods by average rank", fontsize=9)
-    fig.tight_layout()
+    legend = 0.0
+    if len(missing):                     # below the dataset names, clear of the colour bar
+        fig.legend(handles=[Patch(facecolor="0.88", edgecolor="0.55", hatch="///",
+                                  label="no result (not ranked)")],
+                   loc="lower left", fontsize=7, frameon=False)
+        legend = 0.3 / fig.get_figheight()
+    fig.tight_layout(rect=(0, legend, 1, 1))
     save_figure(fig, path)
 
 

@@ -180,11 +180,11 @@ def _table(df, metrics):
     return out
 
 
-def _paper(name, spec, root, allow_stale=False, echo=None):
-    from mlbench.experiment.provenance import check_frame
+def paper_rows(name, spec, path):
+    """The ok rows of results file ``path`` that paper ``name``'s claims are tested on (its
+    protocol and methods when the claims file names them)."""
     from mlbench.results_file import read_results
 
-    path = root / spec["csv"]
     problems = []
     try:
         df = read_results([path], problems)
@@ -197,6 +197,35 @@ def _paper(name, spec, root, allow_stale=False, echo=None):
         df = df[df.method.isin(spec["methods"])]
     if df.empty:
         raise ConfigError(f"paper {name}: no ok row of {spec['csv']} matches its protocol/methods")
+    return df, problems
+
+
+def claim_verdicts(spec, df):
+    """``(claim, holds, explanation)`` for each claim of a paper, tested on its rows ``df``."""
+    return [(c, *_test(c, df)) for c in spec.get("claims") or []]
+
+
+def claims_beside(path, protocols):
+    """``(paper name, title, verdicts)`` for each paper of a ``claims.yaml`` in the folder of the
+    results file ``path`` whose ``csv`` is that file (and whose protocol, if it names one, is among
+    ``protocols``): what the dashboard's overview shows.  No claims file there: ``[]``."""
+    folder = Path(path).resolve().parent
+    claims = folder / "claims.yaml"
+    if not claims.is_file():
+        return []
+    out = []
+    for name, spec in load_claims(claims).items():
+        if Path(spec["csv"]).name != Path(path).name or (
+                spec.get("protocol") and spec["protocol"] not in protocols):
+            continue
+        out.append((name, spec["title"], claim_verdicts(spec, paper_rows(name, spec, path)[0])))
+    return out
+
+
+def _paper(name, spec, root, allow_stale=False, echo=None):
+    from mlbench.experiment.provenance import check_frame
+
+    df, problems = paper_rows(name, spec, root / spec["csv"])
     check_frame(df, allow_stale=allow_stale, echo=echo, what=f"paper {name} ({spec['csv']})")
     metrics = [c for c in df.columns if c not in FIXED_COLUMNS and not c.startswith("__")
                and df[c].notna().any()]
@@ -216,8 +245,7 @@ def _paper(name, spec, root, allow_stale=False, echo=None):
             "bootstrap interval over the test rows] where the run stored one)", ""]
     out += _table(df, metrics)
     out += ["### The paper's claims", ""]
-    for c in spec.get("claims") or []:
-        holds, why = _test(c, df)
+    for c, holds, why in claim_verdicts(spec, df):
         out.append(f"- {'HOLDS' if holds else 'DOES NOT HOLD'}: {c['text']}  \n"
                    f"  test `{c['test']}`"
                    + (f" on {', '.join(c['datasets'])}" if c.get("datasets") else "")
