@@ -51,7 +51,8 @@ section{display:none}section.on{display:block}
 table{border-collapse:collapse}
 td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right;white-space:nowrap}
 td:first-child,th:first-child{text-align:left}
-th{cursor:pointer;background:#fafafa}th:after{content:" \\2195";color:#bbb}
+.scroll th:first-child,.scroll tr:not(.group)>td:first-child{position:sticky;left:0;background:#fff}
+th,.scroll th:first-child{cursor:pointer;background:#fafafa}th:after{content:" \\2195";color:#bbb}
 th[data-dir=asc]:after{content:" \\25B2";color:#2a6}th[data-dir=desc]:after{content:" \\25BC";color:#2a6}
 tr.group td{font-style:italic;text-align:left;background:#f7f7f7}
 table.prov td{white-space:normal;overflow-wrap:anywhere;text-align:left;vertical-align:top}
@@ -297,10 +298,13 @@ def dashboard(analysis, tables, paths, protocol=None):
         parts.append(cd_figure(ma))
         parts.append(_figure(svg(lambda p, m=ma.metric: plots.box(results, m, p)),
                              f"{ma.display} on each split"))
+        gaps = results.cells(ma.metric)["mean"].unstack("method").reindex(
+            index=results.datasets, columns=results.methods).isna().to_numpy().any()
         parts.append(_figure(svg(lambda p, m=ma.metric: plots.heatmap(results, m, p)),
-                             f"ranks on {ma.display}; hatched grey: no result"))
-        if ma.notes:
-            parts.append('<ul class="notes">' + "".join(f"<li>{e(n)}</li>" for n in ma.notes) + "</ul>")
+                             f"ranks on {ma.display}" + ("; hatched grey: no result" if gaps else "")))
+        notes = [n for n in ma.notes if not any(n in t.notes for t in own)]   # not twice
+        if notes:
+            parts.append('<ul class="notes">' + "".join(f"<li>{e(n)}</li>" for n in notes) + "</ul>")
         tabs.append((f"m-{ma.metric}", ma.display, "\n".join(p for p in parts if p)))
     counts = _cell_counts(results)
     # the headline: claims, the style's first table, the first metric's CD diagram

@@ -87,6 +87,7 @@ def test_one_file_without_network_references(page):
         assert f'<button data-tab="{tab}">' in page
     assert page.count("<svg") == 8        # 2 metrics x (CD, box, heat map) + overview CD + Pareto
     assert "1 failed" in page and "scikit-learn" in page and "sha256" in page
+    assert "<figcaption>ranks on Macro-F1; hatched grey: no result</figcaption>" in page
 
 
 def test_each_figure_draws_from_its_own_ids(page):
