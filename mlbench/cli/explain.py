@@ -10,8 +10,8 @@ EXPLAINABLE = ("imtsl",)
 @click.argument("method")
 @click.option("--dataset", "-d", required=True, help="Dataset name (see datasets.yaml).")
 @click.option("--out", "-o", type=click.Path(dir_okay=False), default=None,
-              help="PNG of the signed label graph and the heat map of its Laplacian; default "
-                   "imtsl-<dataset>-laplacian.png.")
+              help="PNG (or SVG, PDF) of the signed label graph and the heat map of its Laplacian, "
+                   "written as a PDF beside it too; default imtsl-<dataset>-laplacian.png.")
 @click.option("--protocol", "-p", default="imtsl", show_default=True,
               help="Protocol whose preprocessing and I-MTSL parameters are used.")
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="random_state of the fit.")
@@ -34,10 +34,10 @@ def command(method, dataset, out, protocol, seed, mirror, data_dir):
     from mlbench.methods.mtl.explain import edge_lines, explain_imtsl, plot_laplacian
 
     graph = explain_imtsl(dataset, protocol=protocol, seed=seed, data_dir=data_dir, mirror=mirror)
-    path = plot_laplacian(graph, out or f"imtsl-{graph.dataset}-laplacian.png")
+    paths = plot_laplacian(graph, out or f"imtsl-{graph.dataset}-laplacian.png")
     chosen = ", ".join(f"{k} = {graph.params[k]:g}" for k in ("lambda", "gamma") if k in graph.params)
     click.echo(f"{graph.dataset}: {len(graph.labels)} labels, {len(graph.edges)} stable edges "
                f"(selected in at least {graph.pi_thr:g} of {graph.n_subsamples} subsamples; {chosen})")
     for line in edge_lines(graph):
         click.echo(line)
-    click.echo(f"signed graph and heat map: {path}")
+    click.echo(f"signed graph and heat map: {', '.join(paths)}")

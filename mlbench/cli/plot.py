@@ -11,8 +11,9 @@ import click
 @click.option("--metric", "metrics", multiple=True,
               help="Metrics (comma-separated or repeated; default: the protocol's, as mlbench report).")
 @click.option("--out", "-o", "out_dir", default="plots", show_default=True, type=click.Path(file_okay=False),
-              help="Folder for the pictures (KIND-METRIC.png).")
-@click.option("--format", "fmt", type=click.Choice(["png", "svg"]), default="png", show_default=True)
+              help="Folder for the pictures (KIND-METRIC.png, KIND-METRIC.pdf).")
+@click.option("--format", "fmt", default="png,pdf", show_default=True,
+              help="png, svg and/or pdf, comma-separated: each picture in every format given.")
 @click.option("--protocol", default=None,
               help="Use only rows of this protocol (a name, or a protocol YAML file, which also gives "
                    "the main methods and variants).")

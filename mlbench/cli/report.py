@@ -23,7 +23,8 @@ STATS_CHOICES = ("friedman", "wilcoxon", "ttest", "corrected-ttest", "bayes", "a
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="terminal", show_default=True)
 @click.option("--out", "-o", type=click.Path(dir_okay=False), default=None, help="Write to FILE instead of stdout.")
 @click.option("--cd-diagram", type=click.Path(dir_okay=False), default=None,
-              help="Draw a critical-difference diagram (FILE.png or FILE.svg; one per metric).")
+              help="Draw a critical-difference diagram (FILE.png, FILE.svg or FILE.pdf; one per "
+                   "metric), and the same as a PDF beside it for a paper.")
 @click.option("--cd-test", type=click.Choice(["nemenyi", "bonferroni-dunn"]), default="nemenyi",
               show_default=True, help="Post-hoc test of the CD diagram.")
 @click.option("--protocol", default=None, help="Use only rows of this protocol (when files mix several); a "

@@ -32,7 +32,7 @@ def make_report(paths, *, metrics=(), stats=(), control=None, alpha=0.05, style=
     analysis = prep.analysis
     diagrams = []
     if cd_diagram:          # before the tables: a diagram that cannot be drawn leaves a note
-        diagrams = write_cd_diagrams(analysis, cd_diagram, cd_test)
+        diagrams = write_cd_diagrams(analysis, cd_diagram, cd_test, pdf=True)
     tables = build_tables(analysis, prep.style)
     payload = analysis_to_dict(analysis, prep.style) if fmt == "json" else None
     if fmt == "html":       # the self-contained dashboard (tables, plots, costs, provenance)

@@ -36,7 +36,8 @@ def test_explain_writes_png_and_lists_signed_edges(small_protocol, tmp_path, cli
     assert lines[0].startswith("emotions: 6 labels,") and "lambda = 4" in lines[0]
     edges = lines[1:-1]
     assert edges and all(line.split()[2] in "+-" and 0.8 <= float(line.split()[3]) <= 1 for line in edges)
-    assert lines[-1] == f"signed graph and heat map: {out}"
+    assert lines[-1] == f"signed graph and heat map: {out}, {out.with_suffix('.pdf')}"
+    assert out.with_suffix(".pdf").read_bytes()[:4] == b"%PDF"
     assert "pi_thr" not in stdout and "selected in at least 0.8 of" in lines[0]
 
 

@@ -1,5 +1,6 @@
-"""``mlbench plot``: every kind is drawn for every metric, as PNG or SVG, and the Pareto front is
-the set of methods no other method beats on both score and time (issue 20, part 4)."""
+"""``mlbench plot``: every kind is drawn for every metric, as PNG, SVG and/or PDF (PNG and PDF by
+default), and the Pareto front is the set of methods no other method beats on both score and time
+(issue 20, part 4; issue 44, item 3)."""
 import numpy as np
 import pandas as pd
 import pytest
@@ -33,6 +34,29 @@ def test_every_kind_for_every_metric(tmp_path, cli, fmt, magic):
                            for m in ("hamming_loss", "macro_f1"))
     for p in out.iterdir():
         assert p.read_bytes().startswith(magic) and p.stat().st_size > 1000
+
+
+def test_png_and_pdf_by_default(tmp_path, cli):
+    """Every picture comes as a PNG to look at and a PDF for a paper unless --format says."""
+    out = tmp_path / "plots"
+    code, text, err = cli(["plot", str(results(tmp_path)), "-o", str(out), "--kind", "cd,pareto",
+                           "--metric", "macro_f1"])
+    assert code == 0, err
+    assert sorted(p.name for p in out.iterdir()) == ["cd-macro_f1.pdf", "cd-macro_f1.png",
+                                                     "pareto-macro_f1.pdf", "pareto-macro_f1.png"]
+    pdf = (out / "cd-macro_f1.pdf").read_bytes()
+    assert pdf.startswith(b"%PDF") and b"FontFile2" in pdf and b"/Type3" not in pdf  # TrueType
+    code, text, err = cli(["plot", str(results(tmp_path)), "-o", str(out), "--kind", "box",
+                           "--format", "svg,pdf,svg"])
+    assert code == 0, err
+    assert {"box-macro_f1.svg", "box-macro_f1.pdf"} <= {p.name for p in out.iterdir()}
+    assert "box-macro_f1.png" not in {p.name for p in out.iterdir()}
+
+
+def test_bad_format_is_one_line(tmp_path, cli):
+    code, _, err = cli(["plot", str(results(tmp_path)), "--format", "png,gif", "-o", str(tmp_path / "p")])
+    assert code == 2 and "unknown picture format 'gif'" in err and err.count("\n") == 1
+    assert not (tmp_path / "p").exists()
 
 
 def test_bad_kind_is_one_line(tmp_path, cli):

@@ -60,17 +60,20 @@ def test_cd_diagram_files(results, tmp_path, cli):
     code, _, err = cli(["report", results, "--cd-diagram", png, "--metric", "macro_f1"])
     assert code == 0, err
     assert png.read_bytes()[:4] == b"\x89PNG"
+    assert (tmp_path / "cd.pdf").read_bytes()[:4] == b"%PDF"       # a PDF beside it, for a paper
+    assert f"wrote {tmp_path / 'cd.pdf'}" in err
     svg = tmp_path / "cd.svg"
     code, _, err = cli(["report", results, "--cd-diagram", svg, "--cd-test", "bonferroni-dunn"])
     assert code == 0, err
-    assert (tmp_path / "cd-macro_f1.svg").is_file() and (tmp_path / "cd-macro_auc.svg").is_file()
+    assert {p.name for p in tmp_path.glob("cd-*")} == {
+        f"cd-{m}.{ext}" for m in ("macro_f1", "macro_auc") for ext in ("svg", "pdf")}
 
 
 @pytest.mark.parametrize("argv, message", [
     (["--metric", "macro_f2"], "unknown metric 'macro_f2'"),
     (["--control", "nope"], "control method 'nope' is not in the results"),
     (["--alpha", "2"], "--alpha must lie in (0, 1)"),
-    (["--cd-diagram", "x.pdf"], "must end in .png or .svg"),
+    (["--cd-diagram", "x.gif"], "must end in .png, .svg or .pdf"),
 ])
 def test_bad_options_exit_2(results, cli, argv, message):
     code, out, err = cli(["report", results] + argv)

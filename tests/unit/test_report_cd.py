@@ -54,11 +54,8 @@ def test_bars_join_exactly_the_close_methods(seed):
 
 
 def _label_boxes(fig):
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    canvas = FigureCanvasAgg(fig)  # draw() closed the pyplot figure; re-attach an Agg canvas
-    canvas.draw()
-    renderer = canvas.get_renderer()
+    fig.canvas.draw()              # the figure has an Agg canvas of its own
+    renderer = fig.canvas.get_renderer()
     texts = [t for t in fig.axes[0].texts if (t.get_gid() or "").startswith("label:")]
     return texts, [t.get_window_extent(renderer) for t in texts]
 
@@ -77,8 +74,11 @@ def test_labels_do_not_overlap(tmp_path, k):
     assert (tmp_path / "cd.png").stat().st_size > 1000
 
 
-def test_svg_and_bad_extension(tmp_path):
-    draw(NAMES, RANKS, 1.25, tmp_path / "cd.svg", test="bonferroni-dunn", control=0)
+def test_svg_pdf_and_bad_extension(tmp_path):
+    draw(NAMES, RANKS, 1.25, [tmp_path / "cd.svg", tmp_path / "cd.pdf"], test="bonferroni-dunn",
+         control=0)
     assert (tmp_path / "cd.svg").read_text().lstrip().startswith("<?xml")
-    with pytest.raises(ConfigError, match="png or .svg"):
-        draw(NAMES, RANKS, 1.25, tmp_path / "cd.pdf")
+    assert (tmp_path / "cd.pdf").read_bytes().startswith(b"%PDF")
+    with pytest.raises(ConfigError, match=r"png, \.svg or \.pdf"):
+        draw(NAMES, RANKS, 1.25, tmp_path / "cd.gif")
+    assert not (tmp_path / "cd.gif").exists()

@@ -91,13 +91,14 @@ def draw_graph(graph, ax):
 
 def plot_laplacian(graph, path):
     """The signed label graph (left) beside the heat map of Lbar (right; diverging colours
-    centred at 0, positive diagonal, -sign on edges)."""
+    centred at 0, positive diagonal, -sign on edges), written to ``path`` and as a PDF beside it;
+    returns the files written."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from mlbench.report.cd_diagram import save_figure
+    from mlbench.report.figures import save_figure, with_pdf
 
     L = graph.laplacian
     Q = L.shape[0]
@@ -116,5 +117,6 @@ def plot_laplacian(graph, path):
     ax.set_title(f"I-MTSL signed Laplacian, {graph.dataset}\n{n_pos} positive, "
                  f"{len(graph.edges) - n_pos} negative stable edges", fontsize=9)
     fig.tight_layout()
-    save_figure(fig, path, hint="choose another --out", dpi=120)
-    return path
+    paths = with_pdf(path)
+    save_figure(fig, paths, hint="choose another --out", dpi=120)
+    return paths
