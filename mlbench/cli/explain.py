@@ -32,7 +32,10 @@ def command(method, dataset, out, protocol, seed, mirror, data_dir):
     if method not in EXPLAINABLE:
         raise ConfigError(f"explain supports {', '.join(EXPLAINABLE)}, not {method!r}")
     from mlbench.methods.mtl.explain import edge_lines, explain_imtsl, plot_laplacian
+    from mlbench.report.figures import check_extension
 
+    if out:
+        check_extension(out, "--out")          # before the fit, not after it
     graph = explain_imtsl(dataset, protocol=protocol, seed=seed, data_dir=data_dir, mirror=mirror)
     paths = plot_laplacian(graph, out or f"imtsl-{graph.dataset}-laplacian.png")
     chosen = ", ".join(f"{k} = {graph.params[k]:g}" for k in ("lambda", "gamma") if k in graph.params)

@@ -54,6 +54,8 @@ def test_explain_graph_matches_the_laplacian(small_protocol):
 @pytest.mark.parametrize("argv, message", [
     (["explain", "br", "--dataset", "emotions"], "explain supports imtsl"),
     (["explain", "imtsl", "--dataset", "no-such-data"], "no-such-data"),
+    (["explain", "imtsl", "--dataset", "emotions", "--out", "g.txt"],      # before the fit
+     "--out must end in .png, .svg or .pdf (got g.txt)"),
 ])
 def test_explain_bad_input_exits_2(argv, message, cli):
     code, _, err = cli(argv)
@@ -74,3 +76,4 @@ def test_the_signed_graph_draws_positive_and_negative_edges_apart(small_protocol
     plt.close(fig)
     assert "1 positive (solid), 1 negative (dashed)" in ax.get_title()
     assert len(colours) == 2                                # blue and red
+
