@@ -107,7 +107,8 @@ def _dropped(name):
         return ()
 
 
-def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=None, data_ids=None):
+def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=None, data_ids=None,
+               results=None):
     """Cells in (dataset, split, method) order.
 
     ``methods`` are :class:`~mlbench.protocols.MethodEntry`; ``splits_by_dataset`` maps a dataset
@@ -118,6 +119,8 @@ def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=N
     :func:`data_spec` is computed once.  ``data_ids`` maps a dataset name to its
     ``(dataset_sha256, data_content)``; with the method's algorithm identity and the protocol's
     metric conventions they make the cell's provenance (:mod:`mlbench.experiment.provenance`).
+    ``results``: the results file the rows go to (a protocol file in its checkout is recorded
+    relative to it, :func:`mlbench.protocols.protocol_file`).
     """
     from mlbench.experiment.cell import _json, make_estimator, method_seed, recorded_params
     from mlbench.experiment.provenance import algorithm_identity
@@ -130,7 +133,7 @@ def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=N
 
     built = {}  # method entry index -> get_params(deep=False) of its estimator
     per_cell = {i for i, m in enumerate(methods) if registry.get(m.name).nested}
-    source = protocol_file(protocol)
+    source = protocol_file(protocol, results)
     cells = []
     for ds in datasets:
         fingerprint = data_spec(protocol.preprocess, protocol.split, ds, _dropped(ds))

@@ -312,7 +312,7 @@ def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeou
 
     data_ids = {name: (ds.sha256, content_sha256(ds)) for name, ds in loaded.items()}
     cells = build_grid(protocol, list(loaded), entries, splits, predictions_dir=pred_dir,
-                       data_ids=data_ids)
+                       data_ids=data_ids, results=out)
     report.cells = cells
     from mlbench.experiment.costs import longest_first, shipped_results
 

@@ -110,14 +110,41 @@ class Protocol:
                     registry.get(entry.name)
 
 
-def protocol_file(protocol) -> str:
-    """The absolute path of ``protocol``'s file when it is not one shipped with mlbench (rows
-    record it in ``extra.protocol_file``, so ``mlbench report`` reads the same protocol's
-    ``control``, metrics, tests and style), else ``""`` (a shipped protocol is found by name)."""
+def results_root(results) -> Path:
+    """The directory that relative paths recorded in the rows of results file ``results`` are
+    relative to: the root of the checkout holding the file (its nearest ancestor with a ``.git``),
+    else the file's own directory.  ``run`` records and ``report`` resolves against the same one."""
+    here = Path(os.path.abspath(os.fspath(results))).parent
+    return next((d for d in (here, *here.parents) if (d / ".git").exists()), here)
+
+
+def protocol_file(protocol, results=None) -> str:
+    """The file of ``protocol`` when it is not one shipped with mlbench (rows record it in
+    ``extra.protocol_file``, so ``mlbench report`` reads the same protocol's ``control``,
+    metrics, tests and style), else ``""`` (a shipped protocol is found by name).  A file inside
+    :func:`results_root` of the results file ``results`` is given relative to it, in ``/`` form
+    (a row names no machine's directory: ``results/papers/mldf-leaf.yaml``); any other file, or
+    every file when ``results`` is None, by its absolute path."""
     if not protocol.path:
         return ""
     path = Path(protocol.path).resolve()
-    return "" if path.parent == HERE.resolve() else str(path)
+    if path.parent == HERE.resolve():
+        return ""
+    if results is not None:
+        root = results_root(results).resolve()
+        if path.is_relative_to(root):
+            return path.relative_to(root).as_posix()
+    return str(path)
+
+
+def recorded_protocol_file(recorded, results=None) -> str:
+    """The path of the protocol file a row recorded (``extra.protocol_file``): an absolute one as
+    it is, a relative one (:func:`protocol_file`) against :func:`results_root` of the row's results
+    file ``results``, or against the current directory when the row's file is unknown."""
+    path = Path(recorded)
+    if path.is_absolute():
+        return str(path)
+    return str((results_root(results) if results else Path.cwd()) / path)
 
 
 def protocol_names():

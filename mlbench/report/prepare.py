@@ -33,22 +33,27 @@ def protocol_source(name, frame=None):
     """Where protocol ``name`` of the rows in ``frame`` is read from: a shipped protocol of that
     name (ablation files such as results/papers/mldf-ablation.yaml reuse the paper protocol's name
     so that their rows join its grid; the shipped protocol stays the grid's authority), else the
-    file its rows recorded (``extra.protocol_file``, a protocol given to ``run`` by path) while
-    that file still holds protocol ``name``, else the name."""
+    file its rows recorded (``extra.protocol_file``, a protocol given to ``run`` by path; a
+    relative path is read against the checkout of the row's results file, ``__file``, see
+    :func:`mlbench.protocols.recorded_protocol_file`) while that file still holds protocol
+    ``name``, else the name."""
     import json
 
-    from mlbench.protocols import protocol_names
+    from mlbench.protocols import protocol_names, recorded_protocol_file
 
     if frame is None or "extra" not in frame.columns or name in protocol_names():
         return name
     rows = frame[frame["protocol"] == name] if "protocol" in frame.columns else frame
-    for text in rows["extra"].dropna().astype(str):
-        if '"protocol_file"' not in text:
+    files = rows["__file"] if "__file" in rows.columns else [None] * len(rows)
+    for text, results in zip(rows["extra"], files):
+        if not isinstance(text, str) or '"protocol_file"' not in text:
             continue
         try:
             path = json.loads(text).get("protocol_file")
         except (ValueError, AttributeError, RecursionError):
             continue
+        if isinstance(path, str) and path:
+            path = recorded_protocol_file(path, results if isinstance(results, str) else None)
         if isinstance(path, str) and os.path.isfile(path):
             try:
                 if _load(path).name == name:

@@ -225,6 +225,41 @@ def test_the_report_reads_the_protocol_file_its_rows_recorded(tmp_path):
     assert protocol_source("lab", frame) == "lab" and protocol_defaults("lab", frame) == {}
 
 
+def test_a_protocol_file_in_the_results_checkout_is_recorded_relative_and_found_again(
+        tmp_path, monkeypatch):
+    """A row names no machine's directory: a protocol file inside the checkout of the results file
+    is recorded relative to the checkout's root, and the report reads it against the checkout of
+    the row's results file (``__file``) from any current directory; one outside by its path."""
+    from mlbench.protocols import load_protocol, protocol_file
+    from mlbench.report.prepare import protocol_source
+
+    repo = tmp_path / "checkout"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "results" / "papers").mkdir(parents=True)
+    text = "name: lab\nsplit: {scheme: holdout}\nmetrics: [macro_f1]\nmethods: [br-lr]\n"
+    (repo / "results" / "papers" / "lab.yaml").write_text(text)
+    (tmp_path / "elsewhere.yaml").write_text(text)
+    results = repo / "results" / "papers" / "lab.csv"
+    inside = load_protocol(str(repo / "results" / "papers" / "lab.yaml"))
+    outside = load_protocol(str(tmp_path / "elsewhere.yaml"))
+    assert protocol_file(inside, results) == "results/papers/lab.yaml"
+    assert protocol_file(outside, results) == str(tmp_path / "elsewhere.yaml")
+    assert protocol_file(inside) == str(repo / "results" / "papers" / "lab.yaml")
+    assert protocol_file(load_protocol("quick"), results) == ""           # shipped: by name
+    # without a checkout, the results file's own directory is the root
+    assert protocol_file(outside, tmp_path / "r.csv") == "elsewhere.yaml"
+
+    recorded = json.dumps({"protocol_file": "results/papers/lab.yaml"})
+    frame = pd.DataFrame({"protocol": ["lab"], "extra": [recorded], "__file": [str(results)]})
+    monkeypatch.chdir(tmp_path)        # not the checkout: the path is read against the results'
+    assert protocol_source("lab", frame) == str(repo / "results" / "papers" / "lab.yaml")
+    # rows that do not say which file they came from: against the current directory
+    assert protocol_source("lab", frame.drop(columns="__file")) == "lab"
+    monkeypatch.chdir(repo)
+    assert protocol_source("lab", frame.drop(columns="__file")) == str(
+        repo / "results" / "papers" / "lab.yaml")
+
+
 def test_long_method_names_make_short_unique_file_names():
     from mlbench.safety import file_part
 
