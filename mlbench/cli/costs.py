@@ -12,21 +12,25 @@ def command(results, out):
     """Median CPU seconds per cell (wall seconds where a row has none) and peak memory, per
     method and dataset, from results CSVs.
 
-    Without RESULTS: every results/papers/*.csv of this checkout.
+    Without RESULTS: every results/papers/*.csv of this checkout.  A timing or memory column a
+    file lacks (or leaves empty) is noted under its table and on stderr; the figures use the
+    columns there are.
 
     Example: mlbench costs -o results/papers/COSTS.md
     """
-    import os
-
     from mlbench.errors import MlbenchError
     from mlbench.experiment.costs import costs_markdown, shipped_results
     from mlbench.fileio import atomic_write_text
+    from mlbench.protocols import results_root
 
     paths = list(results) or shipped_results()
     if not paths:
         raise MlbenchError("no results CSV given and none in results/papers; name one")
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(paths[0]))))
-    text = costs_markdown(paths, root=root) + "\n"
+    root = results_root(paths[0])            # files named as from their checkout's root
+    notes = []
+    text = costs_markdown(paths, root=root, notes=notes) + "\n"
+    for note in notes:   # a column a file lacks: the table says so too
+        click.echo(f"note: {note}", err=True)
     if out is None:
         click.echo(text, nl=False)
         return

@@ -42,14 +42,21 @@ _CELL = ["dataset", "protocol"]
 TWIN = 0.10
 
 
-def cell_seconds(rows):
-    """Each row's cost: its ``cpu_seconds`` where recorded, else ``fit_seconds + predict_seconds``."""
+def _numbers(rows, column):
+    """Column ``column`` of ``rows`` as floats (NaN where empty, not a number, or no such column)."""
     import pandas as pd
 
-    wall = rows["fit_seconds"] + rows["predict_seconds"]
-    if _CPU not in rows.columns:
-        return wall
-    cpu = pd.to_numeric(rows[_CPU], errors="coerce")
+    if column not in rows.columns:
+        return pd.Series(np.nan, index=rows.index, dtype=float)
+    return pd.to_numeric(rows[column], errors="coerce").astype(float)
+
+
+def cell_seconds(rows):
+    """Each row's cost: its ``cpu_seconds`` where recorded, else ``fit_seconds + predict_seconds``
+    from what the row has (one of them alone when the other is empty or not a column; NaN when
+    the row records no seconds at all)."""
+    wall = _numbers(rows, "fit_seconds").add(_numbers(rows, "predict_seconds"), fill_value=0)
+    cpu = _numbers(rows, _CPU)
     return cpu.where(cpu.notna(), wall)
 
 
@@ -191,13 +198,16 @@ def longest_first(items, cost):
 
 
 def _fmt_seconds(s):
+    if s != s:               # NaN: no row of the cell records its seconds
+        return "?"
     return f"{s:,.0f}" if s >= 100 else f"{s:.1f}" if s >= 1 else f"{s:.2f}"
 
 
-def costs_markdown(paths, root=None):
+def costs_markdown(paths, root=None, notes=None):
     """``COSTS.md``: per results file and protocol, the median seconds (fit + predict) of a cell and the largest
     peak memory of each method on each dataset, from its ``ok`` rows; paths shown relative to
-    ``root``."""
+    ``root``.  A timing or memory column a file lacks (or leaves empty in ok rows) is said under
+    its table and appended to the list ``notes``; the figures come from the columns there are."""
     from mlbench.results_file import read_results
 
     cols = ["dataset", "method", "protocol", "status", "fit_seconds", "predict_seconds",
@@ -217,20 +227,41 @@ def costs_markdown(paths, root=None):
         frame = frame[[c for c in cols if c in frame.columns]]
         for protocol, df in frame.groupby("protocol"):
             name = os.path.relpath(path, root) if root else str(path)
-            lines += _costs_table(df, f"`{name}`, protocol `{protocol}`")
+            table, missing = _costs_table(df, f"`{name}`, protocol `{protocol}`")
+            lines += table
+            if notes is not None:
+                notes += [f"{name}, protocol {protocol}: {m}" for m in missing]
     return "\n".join(lines)
 
 
-def _costs_table(df, title):
-    """The Markdown lines of one protocol's cost table (methods x datasets)."""
-    import pandas as pd
+def _missing_columns(df, ok):
+    """What ``ok`` (the ok rows of ``df``) lacks for the cost table, one phrase each: a timing
+    column matters only for rows without ``cpu_seconds``."""
+    missing = []
+    cpu = _numbers(ok, _CPU)
+    for column in ("fit_seconds", "predict_seconds", "peak_memory_mb"):
+        timing = column != "peak_memory_mb"
+        empty = _numbers(ok, column).isna() & (cpu.isna() if timing else True)
+        if not empty.any():
+            continue
+        where = (f"no {column} column" if column not in df.columns
+                 else f"{int(empty.sum())} ok row(s) with an empty {column}")
+        missing.append(f"{where} ({'the other timing column alone counts' if timing else 'memory ?'})")
+    return missing
 
+
+def _costs_table(df, title):
+    """The Markdown lines of one protocol's cost table (methods x datasets) and the phrases of
+    :func:`_missing_columns`."""
     ok = df[df["status"] == "ok"]
-    ok = ok.assign(seconds=cell_seconds(ok),
-                   wall=pd.to_numeric(ok[_CPU], errors="coerce").isna() if _CPU in ok else True)
+    missing = _missing_columns(df, ok)
+    ok = ok.assign(seconds=cell_seconds(ok), wall=_numbers(ok, _CPU).isna(),
+                   peak_memory_mb=_numbers(ok, "peak_memory_mb"))
     total = ok["seconds"].sum() / 3600
     lines = [f"## {title}", "", f"{len(ok)} of {len(df)} cells ok; {total:,.1f} core-hours in all.",
              ""]
+    if missing:
+        lines += [f"Incomplete: {'; '.join(missing)}.", ""]
     datasets = sorted(df["dataset"].unique())
     by = ok.groupby(["method", "dataset"])
     sec, mem, wall = by["seconds"].median(), by["peak_memory_mb"].max(), by["wall"].any()
@@ -238,11 +269,15 @@ def _costs_table(df, title):
     lines.append("| method | " + " | ".join(datasets) + " |")
     lines.append("|---|" + "---:|" * len(datasets))
     for m in order:
-        cells = [f"{'~' if wall[m, d] else ''}{_fmt_seconds(sec[m, d])} s / {mem[m, d]:,.0f} MB"
+        cells = [f"{'~' if wall[m, d] else ''}{_fmt_seconds(sec[m, d])} s / {_fmt_mb(mem[m, d])} MB"
                  if (m, d) in sec.index else "—" for d in datasets]
         lines.append(f"| {m} | " + " | ".join(cells) + " |")
     lines.append("")
-    return lines
+    return lines, missing
+
+
+def _fmt_mb(mb):
+    return "?" if mb != mb else f"{mb:,.0f}"
 
 
 def makespan(seconds, workers):

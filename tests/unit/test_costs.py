@@ -88,6 +88,30 @@ def test_costs_command_writes_the_table(cli, tmp_path):
     assert code == 0 and "| a | ~2.0 s / 12 MB |" in out.read_text()   # wall seconds: marked
 
 
+def test_costs_from_the_timing_columns_a_file_has_with_the_missing_one_noted(cli, tmp_path):
+    """No predict_seconds column, or an empty one in ok and failed rows: the table counts the
+    fit seconds alone and says so (under the table and on stderr), without a traceback."""
+    rows = frame([["a", "ok", 1.5, 0.5, 10, 2, 2], ["a", "ok", 2.0, np.nan, 10, 2, 2],
+                  ["b", "error", np.nan, np.nan, 10, 2, 2], ["b", "ok", np.nan, np.nan, 10, 2, 2]])
+    rows = rows.assign(dataset="toy", protocol="p", peak_memory_mb=[12.0, 12.0, np.nan, np.nan])
+    rows.to_csv(tmp_path / "empty.csv", index=False)
+    rows.drop(columns="predict_seconds").to_csv(tmp_path / "none.csv", index=False)
+
+    code, out, err = cli(["costs", tmp_path / "empty.csv"])
+    assert code == 0, err
+    assert "| a | ~2.0 s / 12 MB |" in out          # the median of 1.5 + 0.5 and 2.0 alone
+    assert "| b | ~? s / ? MB |" in out              # an ok row without any seconds
+    assert ("Incomplete: 1 ok row(s) with an empty fit_seconds (the other timing column alone "
+            "counts); 2 ok row(s) with an empty predict_seconds") in out
+    assert err.splitlines()[0] == ("note: empty.csv, protocol p: 1 ok row(s) with an empty "
+                                   "fit_seconds (the other timing column alone counts)")
+    code, out, err = cli(["costs", tmp_path / "none.csv"])
+    assert code == 0, err
+    assert "| a | ~1.8 s / 12 MB |" in out and "Traceback" not in err    # 1.5 and 2.0
+    assert "note: none.csv, protocol p: no predict_seconds column (the other timing column " \
+        "alone counts)" in err
+
+
 def test_cpu_seconds_decide_where_recorded_and_wall_seconds_stand_in_elsewhere(tmp_path):
     from mlbench.experiment.costs import costs_markdown
 
