@@ -92,6 +92,18 @@ def cli(registries):
                 add_registry_file(path)
 
 
+def write_or_print(text, out):
+    """A command's text: written to ``out`` (its ``--out``, atomically; ``wrote OUT`` on stderr),
+    else printed."""
+    if not out:
+        click.echo(text, nl=False)
+        return
+    from mlbench.fileio import atomic_write_text
+
+    atomic_write_text(out, text, hint="choose another --out")
+    click.echo(f"wrote {out}", err=True)
+
+
 def main(argv=None):
     """Console entry point: run the CLI, turning user errors into one line and exit status 2."""
     try:

@@ -18,9 +18,9 @@ def command(results, out):
 
     Example: mlbench costs -o results/papers/COSTS.md
     """
+    from mlbench.cli import write_or_print
     from mlbench.errors import MlbenchError
     from mlbench.experiment.costs import costs_markdown, shipped_results
-    from mlbench.fileio import atomic_write_text
     from mlbench.protocols import results_root
 
     paths = list(results) or shipped_results()
@@ -31,8 +31,4 @@ def command(results, out):
     text = costs_markdown(paths, root=root, notes=notes) + "\n"
     for note in notes:   # a column a file lacks: the table says so too
         click.echo(f"note: {note}", err=True)
-    if out is None:
-        click.echo(text, nl=False)
-        return
-    atomic_write_text(out, text, hint="choose another --out")
-    click.echo(f"wrote {out}", err=True)
+    write_or_print(text, out)

@@ -47,6 +47,7 @@ def command(results, metrics, stats, control, alpha, style, fmt, out, cd_diagram
     Example: mlbench report results/soshf.csv --style soshf --stats all --format latex --out t.tex
     --cd-diagram cd.png
     """
+    from mlbench.cli import write_or_print
     from mlbench.report.build import make_report
 
     metrics = [m.strip().lower() for v in metrics for m in v.split(",") if m.strip()]
@@ -56,12 +57,6 @@ def command(results, metrics, stats, control, alpha, style, fmt, out, cd_diagram
                                     cd_test=cd_test, rope=rope, seed=seed, colour=colour, width=width,
                                     methods=methods, datasets=datasets, allow_stale=allow_stale,
                                     echo=lambda line: click.echo(line, err=True))
-    if out:
-        from mlbench.fileio import atomic_write_text
-
-        atomic_write_text(out, text, hint="choose another --out")
-        click.echo(f"wrote {out}", err=True)
-    else:
-        click.echo(text, nl=False)
+    write_or_print(text, out)
     for path in diagrams:
         click.echo(f"wrote {path}", err=True)

@@ -16,14 +16,9 @@ import click
                    "(each stale group is still named on stderr).")
 def command(claims, root, out, allow_stale):
     """The reproduction report: per paper, our tables, the claims tested, known deviations."""
+    from mlbench.cli import write_or_print
     from mlbench.report.reproduction import render
 
     text = render(claims, root, allow_stale=allow_stale,
                   echo=lambda line: click.echo(line, err=True))
-    if out:
-        from mlbench.fileio import atomic_write_text
-
-        atomic_write_text(out, text, hint="choose another --out")
-        click.echo(f"wrote {out}", err=True)
-    else:
-        click.echo(text, nl=False)
+    write_or_print(text, out)

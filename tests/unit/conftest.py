@@ -1,8 +1,11 @@
-"""Fixtures of the unit tests: real read-only and full file systems (small tmpfs mounts)."""
+"""Fixtures of the unit tests: real read-only and full file systems (small tmpfs mounts), and
+another process holding a results file's lock."""
+import contextlib
 import errno
 import os
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -114,3 +117,32 @@ def mounts(monkeypatch):
         yield m
     finally:
         m.unmount_all()
+
+
+HOLDER = """
+import sys, time
+from mlbench.experiment.store import ResultsStore
+with ResultsStore(sys.argv[1], ["macro_f1"]):
+    print("locked", flush=True)
+    time.sleep(60)
+"""
+
+
+@pytest.fixture
+def lock_holder():
+    """``with lock_holder(path):`` another process writes the results file ``path`` (a
+    :class:`~mlbench.experiment.store.ResultsStore` holding its lock) for the block, and is
+    killed at its end."""
+    @contextlib.contextmanager
+    def hold(path):
+        holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(path)],
+                                  stdout=subprocess.PIPE, text=True)
+        try:
+            assert holder.stdout.readline().strip() == "locked"
+            yield holder
+        finally:
+            holder.kill()
+            holder.wait()
+            holder.stdout.close()
+
+    return hold

@@ -78,22 +78,10 @@ def test_a_refused_file_leaves_no_lock_behind(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.csv"]
 
 
-def test_deleting_the_lock_file_does_not_let_a_second_run_in(tmp_path):
+def test_deleting_the_lock_file_does_not_let_a_second_run_in(tmp_path, lock_holder):
     """Issue 18: the lock holds on the results file's name, not only on <file>.lock."""
-    import subprocess
-    import sys
-    import textwrap
-
     out = tmp_path / "r.csv"
-    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
-        import sys, time
-        from mlbench.experiment.store import ResultsStore
-        with ResultsStore({str(out)!r}, ["macro_f1"]):
-            print("locked", flush=True)
-            time.sleep(30)
-    """)], stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline().strip() == "locked"
+    with lock_holder(out):
         os.unlink(f"{out}.lock")
         with pytest.raises(ConfigError, match="another mlbench run is writing"):
             ResultsStore(out, ["macro_f1"])
@@ -101,9 +89,6 @@ def test_deleting_the_lock_file_does_not_let_a_second_run_in(tmp_path):
         link.symlink_to(out)
         with pytest.raises(ConfigError, match="another mlbench run is writing"):
             ResultsStore(link, ["macro_f1"])
-    finally:
-        holder.kill()
-        holder.wait()
     ResultsStore(out, ["macro_f1"]).close()           # the holder died: the lock went with it
 
 

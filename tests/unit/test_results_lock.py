@@ -2,9 +2,6 @@
 is on the file's identity (device, inode) as well as on its path, and follows the file through its
 atomic rewrites (each gives it a new inode)."""
 import os
-import subprocess
-import sys
-import textwrap
 
 import pytest
 
@@ -59,22 +56,11 @@ def test_an_old_inode_no_name_refers_to_is_released(tmp_path):
         assert os.path.samestat(os.fstat(store._inode_locks[0][0]), os.stat(out))
 
 
-def test_another_process_through_a_hard_link_is_refused(tmp_path):
+def test_another_process_through_a_hard_link_is_refused(tmp_path, lock_holder):
     out, link = tmp_path / "r.csv", tmp_path / "link.csv"
-    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
-        import time
-        from mlbench.experiment.store import ResultsStore
-        with ResultsStore({str(out)!r}, ["macro_f1"]):
-            print("locked", flush=True)
-            time.sleep(30)
-    """)], stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline().strip() == "locked"
+    with lock_holder(out):
         os.link(out, link)
         os.unlink(f"{out}.lock")
         with pytest.raises(ConfigError, match=BUSY):
             ResultsStore(link, ["macro_f1"])
-    finally:
-        holder.kill()
-        holder.wait()
     ResultsStore(link, ["macro_f1"]).close()
