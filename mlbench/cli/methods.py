@@ -35,7 +35,7 @@ def _detail(name):
     import shutil
     import textwrap
 
-    from mlbench.experiment.costs import CostModel, shipped_results
+    from mlbench.experiment.costs import NO_SHIPPED, CostModel, checkout_root, shipped_results
     from mlbench.methods import registry
     from mlbench.methods.registry import PAPERS
 
@@ -58,7 +58,10 @@ def _detail(name):
     lines += [wrap(f"{k} = {v!r}", "  ") for k, v in sorted(params.items())] or ["  (none)"]
     if spec.grid:
         lines += ["", "tuning grid:"] + [wrap(f"{k}: {v!r}", "  ") for k, v in spec.grid.items()]
-    lines += _measured_costs(CostModel.from_csvs(shipped_results()).rows, spec.name)
+    if checkout_root() is None:
+        lines += ["", f"measured cost: not shown ({NO_SHIPPED})"]
+    else:
+        lines += _measured_costs(CostModel.from_csvs(shipped_results()).rows, spec.name)
     return "\n".join(lines)
 
 

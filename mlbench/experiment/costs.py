@@ -185,10 +185,28 @@ class CostModel:
         return best
 
 
+#: what the commands that would use the paper results say when mlbench is an installed package
+NO_SHIPPED = ("the paper results (results/papers) come with a source checkout of mlbench, not "
+              "with the installed package")
+
+
+def checkout_root():
+    """The source checkout mlbench is imported from (the directory holding the ``mlbench``
+    package beside its ``pyproject.toml`` and ``results``), or None for an installed package."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    if os.path.isfile(os.path.join(root, "pyproject.toml")) and \
+            os.path.isdir(os.path.join(root, "results")):
+        return root
+    return None
+
+
 def shipped_results():
-    """The results CSVs shipped beside the package (``results/papers`` in a source checkout)."""
-    root = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "results")
-    return sorted(glob.glob(os.path.join(root, "papers", "*.csv")))
+    """The paper results CSVs of the checkout mlbench runs from (``results/papers/*.csv``), or
+    ``[]`` for an installed package, which does not hold them (:data:`NO_SHIPPED`)."""
+    root = checkout_root()
+    if root is None:
+        return []
+    return sorted(glob.glob(os.path.join(root, "results", "papers", "*.csv")))
 
 
 def longest_first(items, cost):
@@ -315,6 +333,10 @@ def plan_lines(todo, costs, workers, largest=5):
                 rest = ranked[2 * largest:]
                 lines.append(f"  {sum(t for _, (_, t) in rest) / 3600:>10,.2f}  "
                              f"{sum(n for _, (n, _) in rest):>5}  {len(rest)} more")
-    lines.append("estimates come from earlier results (results/papers and the --out file): "
-                 "a rough guide, often within 2x")
+    if checkout_root() is None:
+        lines.append(f"estimates come from earlier results in the --out file ({NO_SHIPPED}): "
+                     "a rough guide, often within 2x")
+    else:
+        lines.append("estimates come from earlier results (results/papers and the --out file): "
+                     "a rough guide, often within 2x")
     return lines

@@ -1,5 +1,7 @@
 """Tests of the cell cost model (exact medians, per-method power laws, pooled fallback) and the
 longest-first order."""
+import os
+
 import numpy as np
 import pandas as pd
 
@@ -45,6 +47,35 @@ def test_from_csvs_skips_missing_foreign_and_failed_rows(tmp_path):
 def test_longest_first_puts_unknown_costs_last_and_keeps_ties_in_order():
     costs = {"a": 1.0, "b": None, "c": 5.0, "d": 1.0}
     assert longest_first(list("abcd"), costs.get) == ["c", "a", "d", "b"]
+
+
+def test_an_installed_package_has_no_shipped_results_and_the_commands_say_so(
+        cli, tmp_path, monkeypatch):
+    """Run from a checkout, the paper results are its results/papers; installed (the package in a
+    site-packages without pyproject.toml and results beside it), there are none, even with a
+    foreign results/papers there, and costs, methods NAME and run --dry-run say so in one line."""
+    from mlbench.experiment import costs
+
+    assert shipped_results() and all(p.endswith(".csv") and os.sep + "papers" + os.sep in p
+                                      for p in shipped_results())
+    site = tmp_path / "site-packages"
+    (site / "results" / "papers").mkdir(parents=True)
+    (site / "results" / "papers" / "other.csv").write_text("method,status\na,ok\n")
+    monkeypatch.setattr(costs, "__file__", str(site / "mlbench" / "experiment" / "costs.py"))
+    assert costs.checkout_root() is None and shipped_results() == []
+    code, out, err = cli(["costs"])
+    assert code == 2 and out == "" and err == (
+        "mlbench: error: no results CSV given and the paper results (results/papers) come with a "
+        "source checkout of mlbench, not with the installed package; name one\n")
+    code, out, err = cli(["methods", "mlknn"])
+    assert code == 0, err
+    assert out.rstrip().endswith("measured cost: not shown (the paper results (results/papers) "
+                                 "come with a source checkout of mlbench, not with the installed "
+                                 "package)")
+    code, out, err = cli(["run", "-p", "quick", "-d", "emotions", "-m", "mlknn", "--repeats", "1",
+                          "-o", tmp_path / "r.csv", "--dry-run"])
+    assert code == 0, err
+    assert "estimates come from earlier results in the --out file (the paper results" in out
 
 
 def test_shipped_results_predict_held_out_datasets_within_an_order_of_magnitude():
