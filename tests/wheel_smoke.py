@@ -2,15 +2,16 @@
 
     python3 tests/wheel_smoke.py [--wheel DIST/mlbench-*.whl] [--keep]
 
-Builds the sdist and, from it, the wheel (``python -m build`` in a throwaway virtual environment,
-with build isolation, so Cython comes from the build requirements), installs the wheel NON-editable
-into a fresh virtual environment in a temporary directory, and from that directory (not the
-checkout, so nothing is imported from the source tree) runs ``mlbench --help``, every subcommand's
-``--help`` (the list comes from the installed CLI), ``python -m mlbench --version``, ``mlbench
-methods``, ``mlbench costs`` and ``mlbench methods mlknn`` (which say in one line that the paper
-results come with a source checkout only), a small ``mlbench run`` on the embedded emotions data,
-``mlbench report`` and ``mlbench check`` of its results.  Exit status 0 when every step passed; a failing step prints its command and
-output and exits 1.  Needs only Python >= 3.10 with ``venv`` and access to PyPI.
+Builds the sdist (from a copy of the source tree) and, from it, the wheel (``python -m build`` in
+a throwaway virtual environment, with build isolation, so Cython comes from the build
+requirements), installs the wheel NON-editable into a fresh virtual environment in a temporary
+directory, and from that directory (not the checkout, so nothing is imported from the source tree)
+runs ``mlbench --help``, every subcommand's ``--help`` (the list comes from the installed CLI),
+``python -m mlbench --version``, ``mlbench methods``, ``mlbench costs`` and ``mlbench methods
+mlknn`` (which say in one line that the paper results come with a source checkout only), a small
+``mlbench run`` on the embedded emotions data, ``mlbench report`` and ``mlbench check`` of its
+results.  Exit status 0 when every step passed; a failing step prints its command and output and
+exits 1.  Needs only Python >= 3.10 with ``venv`` and access to PyPI.
 """
 from __future__ import annotations
 
@@ -47,12 +48,22 @@ def step(argv, cwd, env=ENV, what=None, status=0):
     return proc.stdout if status == 0 else proc.stderr
 
 
+#: what a copy of the source tree leaves out: version control, environments and build products
+#: (none of them goes into the sdist, whose MANIFEST.in excludes compiled files)
+NOT_SOURCE = (".git", ".venv", ".ci-data", "build", "dist", "site", "*.egg-info", "__pycache__",
+              ".pytest_cache", "*.so", "*.c", "*.cpp")
+
+
 def build_wheel(work):
-    """sdist, then the wheel from the sdist, in a throwaway environment; the wheel's path."""
+    """sdist, then the wheel from the sdist, in a throwaway environment; the wheel's path.  The
+    sdist is made from a copy of the source tree: its build writes mlbench.egg-info where it
+    runs, and CI installs and tests the checkout at the same time (.ci/run)."""
     venv = work / "build-venv"
+    source = work / "source"
+    shutil.copytree(SOURCE, source, ignore=shutil.ignore_patterns(*NOT_SOURCE), symlinks=True)
     step([sys.executable, "-m", "venv", venv], work)
     step([venv / "bin" / "python", "-m", "pip", "install", "-q", "build>=1"], work)
-    step([venv / "bin" / "python", "-m", "build", "--outdir", work / "dist", SOURCE], work,
+    step([venv / "bin" / "python", "-m", "build", "--outdir", work / "dist", source], work,
          what="python -m build (sdist, then the wheel from it)")
     sdist = next((work / "dist").glob("mlbench-*.tar.gz"))
     listing = step(["tar", "-tzf", sdist], work, what="sdist contents")
