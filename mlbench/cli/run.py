@@ -127,6 +127,8 @@ def command(protocol, methods, datasets, repeats, seed, jobs, out, timeout, cpu_
         report = run_grid(protocol, dry_run=True, **options)
         for name, why in report.skipped_datasets.items():
             click.echo(f"skipped dataset {name}: {why}", err=True)
+        for name, why in report.skipped_reasons.items():
+            click.echo(f"skipped method {name}: {why}", err=True)
         click.echo("\n".join(plan_lines(report.todo, report.costs, jobs)))
         from mlbench.experiment.runner import rerun_notice
 
@@ -161,9 +163,8 @@ def command(protocol, methods, datasets, repeats, seed, jobs, out, timeout, cpu_
             signal.signal(sig, handler)
     for name, why in report.skipped_datasets.items():
         click.echo(f"skipped dataset {name}: {why}", err=True)
-    if report.skipped_methods:
-        click.echo(f"skipped method(s) not registered yet: {', '.join(report.skipped_methods)}",
-                   err=True)
+    for name, why in report.skipped_reasons.items():
+        click.echo(f"skipped method {name}: {why}", err=True)
     if not quiet:
         print_summary(report.rows, report.protocol.metrics)
     if report.warned:

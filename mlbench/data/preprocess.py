@@ -24,6 +24,13 @@ Steps (names as in protocols):
     ``{step: standardize, nominal: true}`` z-scores nominal columns too, as numbers (their value
     indices), and they stop being nominal: for protocols whose paper z-scores every covariate of
     a numeric data matrix (I-MTSL: genbase, enron and medical declare every feature nominal).
+``min_max``
+    scale every numeric (non-nominal) column to [0, 1] on the training rows: subtract the training
+    minimum, divide by the training range (scikit-learn's ``MinMaxScaler``; a constant column is
+    only shifted).  On CSR data only the division is done (the shift would make the matrix dense;
+    it is exact when the column's minimum is 0, as for counts and tf-idf).  ``{step: min_max,
+    nominal: true}`` scales nominal columns too, as numbers (their value indices), and they stop
+    being nominal: the Bogatinovski et al. (2022) study scales every column.
 ``drop_rare_binary_features`` (``min_fraction``, default 0.01)
     drop 0/1 features (nominal attributes with two values, or numeric columns whose training values
     are all 0 or 1) present in fewer than ``min_fraction`` of the training rows (SOSHF, Experiments).
@@ -198,6 +205,45 @@ class Standardize(Step):
             X = np.array(ds.X, dtype=np.float64, order="C", copy=True)
             X[:, self.numeric_] = (X[:, self.numeric_] - self.mean_) / self.scale_
         if self.params["nominal"]:  # scaled codes are no longer value indices
+            return _with(ds, X=X, nominal={})
+        return _with(ds, X=X)
+
+
+class MinMax(Step):
+    name = "min_max"
+    defaults = {"nominal": False}
+
+    def fit(self, train):
+        if not isinstance(self.params["nominal"], bool):
+            raise ConfigError(f"preprocessing step 'min_max': nominal must be true or false, "
+                              f"got {self.params['nominal']!r}")
+        skip = () if self.params["nominal"] else train.nominal
+        self.numeric_ = np.array([c for c in range(train.X.shape[1]) if c not in skip],
+                                 dtype=np.int64)
+        if sp.issparse(train.X):
+            from sklearn.utils.sparsefuncs import min_max_axis
+
+            low, high = min_max_axis(sp.csr_matrix(train.X), axis=0)
+        else:
+            X = np.asarray(train.X, dtype=np.float64)
+            low, high = np.nanmin(X, axis=0), np.nanmax(X, axis=0)
+        low, high = low[self.numeric_], high[self.numeric_]
+        span = high - low
+        self.min_ = low
+        self.scale_ = np.where(span > 0, span, 1.0)
+        return self
+
+    def transform(self, ds):
+        if self.numeric_.size == 0:
+            return ds
+        if sp.issparse(ds.X):
+            factor = np.ones(ds.X.shape[1])
+            factor[self.numeric_] = 1.0 / self.scale_
+            X = sp.csr_matrix(ds.X @ sp.diags(factor), dtype=np.float64)
+        else:
+            X = np.array(ds.X, dtype=np.float64, order="C", copy=True)
+            X[:, self.numeric_] = (X[:, self.numeric_] - self.min_) / self.scale_
+        if self.params["nominal"]:
             return _with(ds, X=X, nominal={})
         return _with(ds, X=X)
 
@@ -385,7 +431,7 @@ class TerminalLabels(_LabelSelector):
                      hierarchy=h.with_labels([h.labels[i] for i in keep]))
 
 
-STEPS = {cls.name: cls for cls in (Standardize, DropRareBinaryFeatures, MinFeatureFrequency,
+STEPS = {cls.name: cls for cls in (Standardize, MinMax, DropRareBinaryFeatures, MinFeatureFrequency,
                                    DropImbalancedLabels, TopKLabels, LTC, Impute, OneHot,
                                    TerminalLabels)}
 

@@ -3,6 +3,10 @@
 Three schemes (``SplitScheme.scheme``):
 
 * ``holdout``: R repeats of a random split; ``round(train_fraction * n)`` rows train, the rest test.
+  ``test_sizes: {dataset: n_test}`` fixes the test part's size per dataset instead (a paper's own
+  sizes; datasets it does not list keep ``train_fraction``), and ``stratify: iterative`` draws the
+  split by iterative stratification with the two parts' exact sizes as targets (a row goes only to
+  a part that still lacks rows), so each label's positives are shared in proportion.
 * ``kfold``: R repeats of k-fold cross-validation.  Multi-label data has no single class to stratify
   on, so the folds are a plain shuffled partition (scikit-learn's ``KFold(shuffle=True)`` rule: the
   first ``n % k`` folds get one extra row) unless ``stratify: iterative`` asks for iterative
@@ -47,6 +51,8 @@ class SplitScheme:
     folds: int = 10
     validation_fraction: float = 0.0
     stratify: str = "none"
+    #: holdout only: ``((dataset, n_test), ...)``, the test part's size of each listed dataset
+    test_sizes: tuple = ()
 
     def check(self, where="split"):
         if self.scheme not in SCHEMES:
@@ -61,9 +67,20 @@ class SplitScheme:
             raise ConfigError(f"{where}: validation_fraction must be in [0, 1)")
         if self.stratify not in STRATIFY:
             raise ConfigError(f"{where}: stratify must be one of {', '.join(STRATIFY)}")
-        if self.stratify != "none" and self.scheme != "kfold":
-            raise ConfigError(f"{where}: stratify applies to the kfold scheme only")
+        if self.stratify != "none" and self.scheme not in ("kfold", "holdout"):
+            raise ConfigError(f"{where}: stratify applies to the kfold and holdout schemes only")
+        if self.test_sizes and self.scheme != "holdout":
+            raise ConfigError(f"{where}: test_sizes applies to the holdout scheme only")
+        for name, size in self.test_sizes:
+            if not isinstance(name, str) or isinstance(size, bool) or not isinstance(size, int) \
+                    or size < 1:
+                raise ConfigError(f"{where}: test_sizes must map dataset names to positive "
+                                  f"integers, got {name!r}: {size!r}")
         return self
+
+    def test_size(self, dataset):
+        """The test part's size that ``test_sizes`` gives ``dataset``, or None."""
+        return dict(self.test_sizes).get(dataset)
 
     @property
     def n_splits(self):
@@ -124,12 +141,18 @@ def _repeat_splits(dataset, scheme, protocol, seed, repeat):
     n = dataset.n_instances
     rng = derive_rng(seed, "split", protocol, dataset.name, repeat)
     if scheme.scheme == "holdout":
-        n_train = int(round(scheme.train_fraction * n))
+        n_test = scheme.test_size(dataset.name)
+        n_train = int(round(scheme.train_fraction * n)) if n_test is None else n - n_test
         if n_train < 1 or n_train >= n:
-            raise DataError(f"{dataset.name}: {n} rows cannot be split with train_fraction "
-                            f"{scheme.train_fraction}")
-        perm = rng.permutation(n)
-        pairs = [(None, perm[:n_train], perm[n_train:])]
+            rule = (f"train_fraction {scheme.train_fraction}" if n_test is None
+                    else f"a test part of {n_test} rows (test_sizes)")
+            raise DataError(f"{dataset.name}: {n} rows cannot be split with {rule}")
+        if scheme.stratify == "iterative":
+            part = iterative_stratification(dataset.Y, 2, rng, sizes=(n_train, n - n_train))
+            pairs = [(None, np.flatnonzero(part == 0), np.flatnonzero(part == 1))]
+        else:
+            perm = rng.permutation(n)
+            pairs = [(None, perm[:n_train], perm[n_train:])]
     elif scheme.scheme == "kfold":
         if n < scheme.folds:
             raise DataError(f"{dataset.name}: {n} rows cannot make {scheme.folds} folds")
@@ -180,7 +203,7 @@ def _shuffled_folds(n, k, rng):
     return fold_of
 
 
-def iterative_stratification(Y, k, rng):
+def iterative_stratification(Y, k, rng, sizes=None):
     """Fold number (0..k-1) of each row by iterative stratification, first order.
 
     Sechidis et al. (2011), Algorithm 1 with equal fold proportions: repeatedly take the label with
@@ -188,12 +211,23 @@ def iterative_stratification(Y, k, rng):
     that label (ties: the fold that most lacks rows overall, then at random); rows with no label
     are finally spread over the folds that most lack rows.  The loop runs once per row (each row is
     assigned once), which is fast enough for the papers' data sizes (a few thousand rows).
+
+    ``sizes``: the folds' exact row counts (summing to n) instead of equal folds; the label targets
+    are then in proportion to them, and a row goes only to a fold that still lacks rows, so every
+    fold gets exactly its size (the holdout scheme's two parts).
     """
     Y = np.asarray(Y, dtype=bool)
     n, L = Y.shape
     fold_of = np.full(n, -1, dtype=np.int64)
-    want_rows = np.full(k, n / k)
-    want_label = np.tile(Y.sum(axis=0) / k, (k, 1)).astype(float)  # (k, L)
+    if sizes is None:
+        want_rows = np.full(k, n / k)
+        want_label = np.tile(Y.sum(axis=0) / k, (k, 1)).astype(float)  # (k, L)
+    else:
+        sizes = np.asarray(sizes, dtype=np.int64)
+        if sizes.shape != (k,) or sizes.sum() != n or (sizes < 0).any():
+            raise ValueError(f"sizes {sizes.tolist()} must be {k} counts summing to {n}")
+        want_rows = sizes.astype(float)
+        want_label = np.outer(sizes / n, Y.sum(axis=0)).astype(float)
     remaining = Y.sum(axis=0).astype(np.int64)
     active = remaining > 0
     while active.any():
@@ -203,6 +237,8 @@ def iterative_stratification(Y, k, rng):
         rows = np.flatnonzero(Y[:, label] & (fold_of < 0))
         for row in rng.permutation(rows):
             need = want_label[:, label]
+            if sizes is not None:       # only folds that still lack rows
+                need = np.where(want_rows > 0, need, -np.inf)
             cand = np.flatnonzero(need == need.max())
             if cand.size > 1:
                 rows_need = want_rows[cand]

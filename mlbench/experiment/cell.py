@@ -71,16 +71,31 @@ def method_seed(spec):
 
 
 def make_estimator(spec):
-    """The cell's estimator: its registered method with the protocol's parameters and its seed."""
+    """The cell's estimator: its registered method with the protocol's parameters and its seed,
+    inside a :class:`~mlbench.methods.tuning.RandomSearch` when the protocol searches
+    (``spec.search``; the search's seed derives from the cell's identity too)."""
     from mlbench.methods import registry
 
-    return registry.make(spec.method_name, random_state=method_seed(spec), **spec.method_params)
+    est = registry.make(spec.method_name, random_state=method_seed(spec), **spec.method_params)
+    if getattr(spec, "search", None):
+        from mlbench.methods.tuning import RandomSearch
+
+        est = RandomSearch(est, random_state=derive_seed(spec.seed, "search", spec.protocol,
+                                                         spec.dataset, spec.split, spec.method),
+                           **spec.search)
+    return est
 
 
 def recorded_params(est):
     """``est.get_params(deep=False)`` without the parameters a method added later whose value is
     the one that reproduces its earlier results (the class's ``_unrecorded_defaults``), so that
-    adding such an option does not make every recorded cell look changed."""
+    adding such an option does not make every recorded cell look changed.  A searched method
+    (:class:`~mlbench.methods.tuning.RandomSearch`) records its method's parameters plus
+    ``search``: the grid, folds, budget, measure and thresholding."""
+    from mlbench.methods.tuning import RandomSearch
+
+    if isinstance(est, RandomSearch):
+        return {**recorded_params(est.estimator), "search": est.search_settings()}
     if hasattr(est, "get_params"):
         params = est.get_params(deep=False)
     else:   # a user's class without scikit-learn's get_params: its public, non-fitted attributes

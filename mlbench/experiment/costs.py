@@ -170,6 +170,28 @@ class CostModel:
         law = self._laws.get(method, self._pooled)
         return None if law is None else law(_log_size(n_train, n_features, n_labels))
 
+    def searched_seconds(self, search, method, n_train, n_features, n_labels, fallback=None,
+                         dataset=None, protocol=None):
+        """Predicted seconds of a cell whose method is searched (``search``: the protocol's
+        :class:`~mlbench.methods.tuning.RandomSearch` settings and grid).  Rows of the same
+        method under the same protocol (rules 1-2) already hold a whole search; otherwise the
+        search is the grid's candidates times ``cv`` fits on the search's rows, at most the
+        budget, plus the refit on the training part.  None when a fit cannot be predicted."""
+        from mlbench.methods.tuning import resolve_grid
+
+        if (method, str(dataset), str(protocol)) in self._siblings or \
+                self._twin(method, dataset, str(protocol)) is not None:
+            return self.seconds(method, n_train, n_features, n_labels, fallback, dataset, protocol)
+        refit = self.seconds(method, n_train, n_features, n_labels, fallback)
+        grid = resolve_grid(search.get("grid") or {}, n_labels, n_features)
+        size = int(np.prod([len(v) for v in grid.values()])) if grid else 1
+        if refit is None or size <= 1:
+            return refit
+        cv, rows = int(search.get("cv", 3)), search.get("rows")
+        fit_rows = min(n_train, rows or n_train) * (cv - 1) // cv
+        one = self.seconds(method, fit_rows, n_features, n_labels, fallback)
+        return refit + min(float(search.get("budget", np.inf)), size * cv * one)
+
     def _twin(self, method, dataset, protocol):
         """Rule 2: the dataset with rows of ``method`` under ``protocol`` whose registered shape is
         closest to ``dataset``'s, if within ``TWIN`` in every dimension; else None."""

@@ -45,6 +45,8 @@ class CellSpec:
     algorithm: str = ""
     conventions: str = ""
     ties: str = "pessimistic"  # tie convention of the ranking measures (protocol's ``ties``)
+    #: the protocol's random search of this method (RandomSearch settings and grid), or {}
+    search: dict = field(default_factory=dict)
 
     @property
     def key(self):
@@ -89,6 +91,11 @@ def data_spec(preprocess, scheme, dataset, dropped=()):
         neutral = STEPS[name].unrecorded_defaults
         steps.append([name, {k: v for k, v in params.items() if not (k in neutral and v == neutral[k])}])
     split = {"scheme": scheme.scheme, **{f: getattr(scheme, f) for f in SPLIT_FIELDS[scheme.scheme]}}
+    if scheme.scheme == "holdout":      # counted only when set, so older fingerprints stay as they were
+        if scheme.stratify != "none":
+            split["stratify"] = scheme.stratify
+        if scheme.test_size(dataset) is not None:
+            split["n_test"] = scheme.test_size(dataset)
     spec = {"preprocess": steps, "split": split}
     if dropped:
         spec["drop_features"] = sorted(dropped)
@@ -146,7 +153,7 @@ def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=N
                     scheme=protocol.split, method_params=dict(m.params),
                     preprocess=tuple(protocol.preprocess), metrics=tuple(protocol.metrics),
                     predictions_dir=predictions_dir, bootstrap=int(protocol.bootstrap),
-                    protocol_file=source, ties=protocol.ties)
+                    protocol_file=source, ties=protocol.ties, search=protocol.search_of(m))
                 if i not in built or i in per_cell:
                     built[i] = recorded_params(make_estimator(spec))
                     algorithms[i] = algorithm_identity(m.name)

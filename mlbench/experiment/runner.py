@@ -53,6 +53,8 @@ class RunReport:
     warned: int = 0        # cells of this run whose row records warnings (extra.warnings)
     skipped_datasets: dict = field(default_factory=dict)
     skipped_methods: list = field(default_factory=list)
+    #: label -> why it is skipped (not registered yet; no parameter of the protocol's search grid)
+    skipped_reasons: dict = field(default_factory=dict)
     rows: list = field(default_factory=list)
     todo: list = field(default_factory=list)   # the cells this run runs (or would run), in order
     costs: dict = field(default_factory=dict)  # cell key -> predicted seconds (None: unknown)
@@ -83,6 +85,9 @@ def resolve_methods(protocol, methods=None):
         known = {s.name for s in registry.all_methods()}
         entries = [e for e in protocol.methods if e.name in known or looks_like_spec(e.name)]
         missing = [e.label for e in protocol.methods if e not in entries]
+        lacking = {e.label: why for e in entries if (why := _search_mismatch(e))}
+        entries = [e for e in entries if e.label not in lacking]
+        missing += list(lacking)
     elif methods is None or methods == ALL or methods == [ALL]:
         by_name = {e.name: e for e in protocol.methods if e.name != ALL and not e.id}
         entries = [by_name.get(s.name, MethodEntry(s.name)) for s in registry.all_methods()]
@@ -109,6 +114,32 @@ def resolve_methods(protocol, methods=None):
     if not entries:
         raise ConfigError(f"no method to run (protocol {protocol.name!r}; see 'mlbench methods')")
     return entries, missing
+
+
+def skip_reason(protocol, label):
+    """Why the protocol's method ``label`` is skipped (see :func:`resolve_methods`)."""
+    for e in protocol.methods:
+        if e.label == label:
+            return _search_mismatch(e) or f"{e.name!r} is not registered yet"
+    return "not registered yet"
+
+
+def _search_mismatch(entry):
+    """Why a registered method cannot take its entry's search grid (a parameter it lacks: the name
+    is another algorithm's, or the method is not yet written for the protocol), or None."""
+    if not entry.search:
+        return None
+    from mlbench.methods import registry
+
+    try:
+        params = registry.make(entry.name, **entry.params).get_params(deep=True)
+    except (TypeError, ValueError, ConfigError):
+        return None                       # reported as bad parameters by resolve_methods
+    lacking = sorted(set(entry.search) - set(params))
+    if not lacking:
+        return None
+    return (f"registered {entry.name!r} has no parameter {', '.join(map(repr, lacking))} of the "
+            "protocol's search grid")
 
 
 def _default_loader(name):
@@ -242,10 +273,14 @@ def cell_costs(cells, loaded, splits, history):
 
     model = CostModel.from_csvs(history)
     sizes = {(name, s.id): len(s.train) for name, ss in splits.items() for s in ss}
-    return {c.key: model.seconds(c.method, sizes.get((c.dataset, c.split), 0),
-                                 loaded[c.dataset].n_features, loaded[c.dataset].n_labels,
-                                 fallback=c.method_name, dataset=c.dataset, protocol=c.protocol)
-            for c in cells}
+    out = {}
+    for c in cells:
+        shape = (sizes.get((c.dataset, c.split), 0), loaded[c.dataset].n_features,
+                 loaded[c.dataset].n_labels)
+        kw = dict(fallback=c.method_name, dataset=c.dataset, protocol=c.protocol)
+        out[c.key] = (model.searched_seconds(c.search, c.method, *shape, **kw) if c.search
+                      else model.seconds(c.method, *shape, **kw))
+    return out
 
 
 def sweep_temp_files(out, results_path):
@@ -285,7 +320,8 @@ def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeou
     loader = loader or _default_loader
     executor = executor or LocalExecutor(jobs=jobs, timeout=timeout)
     out = os.fspath(out)
-    report = RunReport(out=out, protocol=protocol, cells=[], skipped_methods=missing)
+    report = RunReport(out=out, protocol=protocol, cells=[], skipped_methods=missing,
+                       skipped_reasons={m: skip_reason(protocol, m) for m in missing})
 
     loaded, splits = {}, {}
     for name in dict.fromkeys(names):

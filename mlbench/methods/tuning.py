@@ -1,4 +1,6 @@
-"""Internal tuning of any estimator's parameters on the protocol's validation part.
+"""Internal tuning of any estimator's parameters: on the protocol's validation part
+(:class:`Tuned`), or by random search with k-fold cross-validation under a time budget
+(:class:`RandomSearch`, the Bogatinovski et al. 2022 study's protocol).
 
 :class:`Tuned` does for a user's method what the built-in tuned methods do inside their ``fit``
 (:mod:`mlbench.methods.mtl.holdout`, :mod:`mlbench.methods.hierarchical._base`): every point of
@@ -142,5 +144,252 @@ def _plain(value):
         return value.item()
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
     return repr(value)
 
+
+
+#: the keys a symbolic grid value may have (:func:`resolve_value`)
+SYMBOLIC_KEYS = {"labels", "features", "offset", "min", "max"}
+THRESHOLDS = ("pcut", "none")
+
+
+def resolve_value(value, n_labels, n_features):
+    """A grid value, with a symbolic one resolved for a dataset of ``n_labels`` labels and
+    ``n_features`` features: ``{labels: f}`` or ``{features: f}`` (with optional ``offset``,
+    ``min``, ``max``) stands for ``int(f * L + offset)`` (or F), then raised to ``min`` and lowered
+    to ``max``.  The Bogatinovski et al. study sizes some grids by the data: RAkEL's subset size
+    L/2 is ``{labels: 0.5}``, its ensemble size min(100, 2L) ``{labels: 2, max: 100}``, BPNN's
+    hidden units 0.2 F ``{features: 0.2}``.  Any other value is returned as it is."""
+    if not isinstance(value, dict):
+        return value
+    bad = set(value) - SYMBOLIC_KEYS
+    if bad or ("labels" in value) == ("features" in value):
+        raise ConfigError(f"grid value {value!r}: a symbolic value has exactly one of 'labels' or "
+                          f"'features' and optionally 'offset', 'min', 'max'")
+    factor, size = ((value["labels"], n_labels) if "labels" in value
+                    else (value["features"], n_features))
+    out = int(factor * size + value.get("offset", 0))
+    if "min" in value:
+        out = max(out, value["min"])
+    if "max" in value:
+        out = min(out, value["max"])
+    return out
+
+
+def resolve_grid(grid, n_labels, n_features):
+    """``grid`` with every symbolic value resolved and repeated values dropped (first kept)."""
+    out = {}
+    for name, values in (grid or {}).items():
+        resolved = []
+        for v in values:
+            r = resolve_value(v, n_labels, n_features)
+            if r not in resolved:
+                resolved.append(r)
+        out[name] = resolved
+    return out
+
+
+def pcut(scores, cardinality):
+    """0/1 predictions from ``scores`` (n, L) by one threshold over all labels chosen so that the
+    predicted label cardinality matches ``cardinality`` (MEKA's ``PCut1``, which the study uses
+    with the training part's label cardinality): the round(cardinality * n) highest scores of the
+    matrix are positive, and so is every score tied with the lowest of them."""
+    S = np.asarray(scores, dtype=np.float64)
+    k = int(round(float(cardinality) * S.shape[0]))
+    if k <= 0:
+        return np.zeros(S.shape, dtype=np.int8)
+    if k >= S.size:
+        return np.ones(S.shape, dtype=np.int8)
+    t = np.partition(S.ravel(), S.size - k)[S.size - k]
+    return (S >= t).astype(np.int8)
+
+
+class RandomSearch(BaseEstimator):
+    """``estimator`` with its parameters drawn from ``grid`` in random order (without
+    replacement) and each candidate scored by ``cv``-fold cross-validation on the training part,
+    until every candidate is scored or the ``budget`` (CPU seconds of this process and its
+    children, fits and predictions of the search) is used up; the best candidate by ``metric``
+    is refitted on the whole training part.  The Bogatinovski et al. (2022) study's protocol.
+
+    What happens when the budget runs out: no new fit starts; a candidate whose folds are not all
+    scored is dropped, and the best of the candidates scored so far is refitted.  The first
+    candidate is always scored in full, so there is always one to refit (the refit itself is not
+    counted in the budget).  ``fit_info_["search"]`` records the budget, the seconds used, how
+    many of the grid's candidates were scored, whether the budget ran out, the choice and the
+    scores (in the order drawn).
+
+    Parameters
+    ----------
+    estimator : estimator
+        A multi-label estimator (``fit(X, Y)``, ``predict``; scores for ``threshold='pcut'``).
+    grid : dict
+        Parameter -> list of values (a value may be symbolic, :func:`resolve_value`); an empty
+        grid fits ``estimator`` as it is, with no search.
+    metric : str
+        The measure that chooses (its direction is the measure's own); the study chose by Hamming
+        loss.
+    cv : int
+        Folds of the training part, drawn by iterative stratification (label-stratified).
+    rows : int or None
+        The search sees a label-stratified subsample of at most ``rows`` training rows (the study
+        searched on about 1,000); None: every training row.  The refit uses every row.
+    budget : float
+        CPU seconds for the search of one fit (the study's budget per method x dataset).
+    threshold : {'pcut', 'none'}
+        ``pcut``: predictions, inside the search and of the refitted model, are the method's
+        scores cut by :func:`pcut` at the training part's label cardinality (MEKA's PCut1, the
+        study's thresholding); a method without scores keeps its own ``predict``.  ``none``: the
+        method's own ``predict``.
+    random_state : int or None
+        Draws the order of the candidates and the folds.
+    """
+
+    def __init__(self, estimator=None, grid=None, metric="hamming_loss", cv=3, rows=None,
+                 budget=600.0, threshold="pcut", random_state=None):
+        self.estimator = estimator
+        self.grid = grid
+        self.metric = metric
+        self.cv = cv
+        self.rows = rows
+        self.budget = budget
+        self.threshold = threshold
+        self.random_state = random_state
+
+    def search_settings(self):
+        """What the results' ``params`` column records of the search (its seed derives from the
+        method's)."""
+        return {"grid": _plain(self.grid or {}), "metric": self.metric, "cv": self.cv,
+                "rows": self.rows, "budget_seconds": self.budget, "threshold": self.threshold}
+
+    def _check(self):
+        from mlbench.metrics import get_measure
+
+        if self.estimator is None:
+            raise ConfigError("RandomSearch needs an estimator")
+        if not isinstance(self.grid, (dict, type(None))) or not all(
+                isinstance(v, (list, tuple)) and len(v) > 0 for v in (self.grid or {}).values()):
+            raise ConfigError(f"RandomSearch: grid must map parameter names to non-empty lists, "
+                              f"got {self.grid!r}")
+        bad = sorted(set(self.grid or {}) - set(self.estimator.get_params(deep=True)))
+        if bad:
+            raise ConfigError(f"RandomSearch: {type(self.estimator).__name__} has no parameter "
+                              f"{bad[0]!r}")
+        measure = get_measure(self.metric)
+        if measure.needs not in ("predictions", "scores"):
+            raise ConfigError(f"RandomSearch: metric {self.metric!r} needs {measure.needs}")
+        if isinstance(self.cv, bool) or not isinstance(self.cv, int) or self.cv < 2:
+            raise ConfigError(f"RandomSearch: cv must be an integer >= 2, got {self.cv!r}")
+        if self.rows is not None and (isinstance(self.rows, bool) or not isinstance(self.rows, int)
+                                      or self.rows < 2 * self.cv):
+            raise ConfigError(f"RandomSearch: rows must be None or an integer >= 2 * cv, got "
+                              f"{self.rows!r}")
+        if not (isinstance(self.budget, (int, float)) and math.isfinite(self.budget)
+                and self.budget > 0):
+            raise ConfigError(f"RandomSearch: budget must be a positive number of seconds, got "
+                              f"{self.budget!r}")
+        if self.threshold not in THRESHOLDS:
+            raise ConfigError(f"RandomSearch: threshold must be one of {', '.join(THRESHOLDS)}, "
+                              f"got {self.threshold!r}")
+        return measure
+
+    def _outputs(self, est, X, n, L, cardinality):
+        """(predictions, scores) of a fitted ``est`` on ``X`` under this search's thresholding."""
+        from mlbench.experiment import outputs
+
+        scores = outputs.method_scores(est, X, n, L, "searched estimator")
+        if self.threshold == "pcut" and scores is not None:
+            return pcut(scores, cardinality), scores
+        return outputs.method_predictions(est, X, n, L, "searched estimator"), scores
+
+    def fit(self, X, Y):
+        import time
+
+        from sklearn.model_selection import ParameterSampler
+
+        from mlbench.data.splits import iterative_stratification
+        from mlbench.experiment.proctree import ChildCpu
+
+        measure = self._check()
+        Y = np.asarray(Y.toarray() if hasattr(Y, "toarray") else Y)
+        n, L = Y.shape
+        grid = resolve_grid(self.grid, L, X.shape[1])
+        size = int(np.prod([len(v) for v in grid.values()])) if grid else 1
+        rng = check_random_state(self.random_state)
+        points = (list(ParameterSampler(grid, n_iter=size, random_state=rng)) if grid else [{}])
+        kids, cpu0 = ChildCpu(), time.process_time()
+
+        def used():
+            return time.process_time() - cpu0 + kids()
+
+        scored, exhausted = [], False
+        if len(points) > 1:
+            Xs, Ys = X, Y
+            if self.rows is not None and n > self.rows:     # the search's subsample
+                part = iterative_stratification(Y, 2, rng, sizes=(self.rows, n - self.rows))
+                Xs, Ys = X[part == 0], Y[part == 0]
+            fold_of = iterative_stratification(Ys, self.cv, rng)
+            for point in points:
+                values = []
+                for f in range(self.cv):
+                    if scored and used() >= self.budget:
+                        exhausted = True
+                        break
+                    train, test = fold_of != f, fold_of == f
+                    try:
+                        est = clone(self.estimator).set_params(**point).fit(Xs[train], Ys[train])
+                        pred, scores = self._outputs(est, Xs[test], int(test.sum()), L,
+                                                     Ys[train].sum(axis=1).mean())
+                        value = measure(Ys[test], scores if measure.needs == "scores" else pred)
+                    except Exception as exc:  # noqa: BLE001 - a failing candidate is skipped
+                        values = [f"{type(exc).__name__}: {str(exc)[:160]}"]
+                        break
+                    values.append(float(value))
+                if exhausted:
+                    break
+                failed = bool(values) and isinstance(values[0], str)
+                mean = (None if failed or any(math.isnan(v) for v in values)
+                        else float(np.mean(values)))
+                scored.append((point, mean, values[0] if failed else None))
+                if used() >= self.budget and len(scored) < len(points):
+                    exhausted = True
+                    break
+        finite = [(i, s) for i, (_, s, _) in enumerate(scored) if s is not None]
+        if len(points) > 1 and not finite:
+            reasons = "; ".join(sorted({e for _, _, e in scored if e})) or "every score was NaN"
+            raise ValueError(f"no candidate of the search could be scored ({reasons})")
+        if finite:
+            sign = 1.0 if measure.greater_is_better else -1.0
+            best = scored[max(finite, key=lambda t: (sign * t[1], -t[0]))[0]][0]
+        else:
+            best = points[0]
+        seconds = used()
+        self.best_params_ = best
+        self.cardinality_ = float(Y.sum(axis=1).mean())
+        self.n_labels_ = L
+        self.estimator_ = clone(self.estimator).set_params(**best).fit(X, Y)
+        self.fit_info_ = {"search": {
+            "chosen": {k: _plain(v) for k, v in best.items()}, "metric": measure.name,
+            "cv": self.cv, "rows": int(Xs.shape[0]) if len(points) > 1 else 0,
+            "budget_seconds": self.budget,
+            "seconds_used": round(seconds, 3), "grid_size": size, "scored": len(scored),
+            "exhausted": exhausted, "threshold": self.threshold,
+            "scores": [[{k: _plain(v) for k, v in p.items()},
+                        None if s is None else round(s, 6)] for p, s, _ in scored[:200]]}}
+        return self
+
+    def predict(self, X):
+        return self._outputs(self.estimator_, X, X.shape[0], self.n_labels_, self.cardinality_)[0]
+
+    @available_if(_inner_has("predict_proba"))
+    def predict_proba(self, X):
+        return self.estimator_.predict_proba(X)
+
+    @available_if(_inner_has("decision_function"))
+    def decision_function(self, X):
+        return self.estimator_.decision_function(X)
+
+    @property
+    def classes_(self):
+        return self.estimator_.classes_

@@ -1,4 +1,5 @@
-"""Area under the ROC curve of label scores: macro-AUC (per label, averaged) and micro-AUC (pooled).
+"""Area under the ROC curve of label scores: macro-AUC (per label, averaged) and micro-AUC (pooled);
+micro AUC-PR (:func:`micro_auc_pr`), the area under the pooled precision-recall curve.
 
 For one label, AUC is the share of (positive instance a, negative instance b) pairs that the scores
 order correctly, f(x_a) > f(x_b) (MLDF paper, mldf.md, Table 1, last row, the set S_macro).  It is
@@ -97,3 +98,28 @@ register_measure("macro_auc", macro_auc, display="Macro-AUC",
 register_measure("micro_auc", micro_auc, display="Micro-AUC",
                  description="AUC of all (instance, label) pairs pooled", undefined=_one_class_only,
                  **_AUC)
+
+
+def micro_auc_pr(Y_true, S, **_):
+    """Area under the precision-recall curve of all (instance, label) pairs pooled, as average
+    precision: AP = sum over thresholds t of (R_t - R_{t-1}) P_t, the precision at each distinct
+    score weighted by the recall it adds (scikit-learn's ``average_precision_score`` with
+    ``average="micro"``, the Bogatinovski et al. 2022 study's "AUPRC MICRO"; tied scores form one
+    threshold, no interpolation).  NaN when no test label is positive."""
+    from sklearn.metrics import average_precision_score
+
+    Y = check_binary(Y_true, "Y_true")
+    S = check_scores(S, Y.shape)
+    if not Y.any():
+        return float("nan")
+    return float(average_precision_score(Y.reshape(-1), S.reshape(-1)))
+
+
+def _no_positive(Y_true, **_):
+    return None if np.asarray(Y_true).astype(bool).any() else "no test label is positive"
+
+
+register_measure("micro_auc_pr", micro_auc_pr, display="Micro AUC-PR",
+                 description="area under the precision-recall curve of all (instance, label) pairs "
+                             "pooled, as average precision (Bogatinovski et al. 2022)",
+                 undefined=_no_positive, **_AUC)

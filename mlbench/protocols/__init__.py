@@ -37,10 +37,14 @@ from mlbench.errors import ConfigError
 HERE = Path(__file__).parent
 KEYS = {"name", "paper", "description", "split", "seed", "preprocess", "metrics", "datasets",
         "methods", "control", "stats", "style", "notes", "measure_from", "bootstrap", "ties",
-        "variants"}
+        "variants", "search"}
 REQUIRED = {"name", "split", "metrics"}
-SPLIT_KEYS = {"scheme", "train_fraction", "repeats", "folds", "validation_fraction", "stratify"}
-METHOD_KEYS = {"name", "params", "id", "grid", "tune", "tune_by", "variant_of"}
+SPLIT_KEYS = {"scheme", "train_fraction", "repeats", "folds", "validation_fraction", "stratify",
+              "test_sizes"}
+METHOD_KEYS = {"name", "params", "id", "grid", "tune", "tune_by", "variant_of", "search"}
+#: the protocol-level ``search:`` settings (:class:`mlbench.methods.tuning.RandomSearch`)
+SEARCH_KEYS = {"cv": 3, "rows": None, "budget": 600.0, "metric": "hamming_loss",
+               "threshold": "pcut"}
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,8 @@ class MethodEntry:
     id: str = ""
     #: the label of the method this one is a variant of (ablation, alternative reading), or ""
     variant_of: str = ""
+    #: the candidate values of the protocol's random search (``search:``), or None (no search)
+    search: dict | None = None
 
     @property
     def label(self):
@@ -82,6 +88,15 @@ class Protocol:
     ties: str = "pessimistic"
     #: variant label -> parent label: the ``variant_of`` entries and the ``variants`` mapping
     variants: dict = field(default_factory=dict)
+    #: random search of every method (``search: {cv, rows, budget, metric, threshold}``), or {}
+    search: dict = field(default_factory=dict)
+
+    def search_of(self, entry):
+        """The :class:`~mlbench.methods.tuning.RandomSearch` settings of ``entry`` (its grid
+        included), or {} when the protocol searches nothing."""
+        if not self.search:
+            return {}
+        return {**self.search, "grid": dict(entry.search or {})}
 
     @property
     def main_methods(self):
@@ -209,7 +224,7 @@ def method_entries(item, where, metrics=()):
         raise ConfigError(f"{where}: method {name!r} has unknown key(s) "
                           f"{', '.join(map(repr, sorted(unknown)))} (known: {', '.join(sorted(METHOD_KEYS))})")
     params = item.get("params") or {}
-    for key in ("params", "grid", "tune"):
+    for key in ("params", "grid", "tune", "search"):
         value = item.get(key) or {}
         if not isinstance(value, dict):
             raise ConfigError(f"{where}: {key} of method {name!r} must be a mapping")
@@ -221,6 +236,9 @@ def method_entries(item, where, metrics=()):
     if not isinstance(parent, str):
         raise ConfigError(f"{where}: variant_of of method {name!r} must be a method label")
     grid, tune, label = item.get("grid") or {}, item.get("tune") or {}, str(item.get("id") or "")
+    search = item.get("search")
+    if search is not None and (grid or tune):
+        raise ConfigError(f"{where}: method {name!r}: search cannot be combined with grid or tune")
     tune_by = item.get("tune_by") or (metrics[0] if metrics else "macro_f1")
     if not isinstance(tune_by, str) or (item.get("tune_by") and not tune):
         raise ConfigError(f"{where}: tune_by of method {name!r} must be a measure name, with tune")
@@ -230,7 +248,8 @@ def method_entries(item, where, metrics=()):
             name, params = canonical_spec(spec), {}
         named = expand_names(name, label or None)
         if not tune:
-            return [MethodEntry(n, dict(params), lab if lab != n else "", parent) for n, lab in named]
+            return [MethodEntry(n, dict(params), lab if lab != n else "", parent,
+                                None if search is None else dict(search)) for n, lab in named]
         return [MethodEntry(tuned_spec(n, tune, tune_by), {},
                             item.get("id") or (lab if len(named) > 1 else item["name"]), parent)
                 for n, lab in named]
@@ -254,6 +273,12 @@ def _split(value, where):
         for k in ("train_fraction", "validation_fraction"):
             if k in kw:
                 kw[k] = float(kw[k])
+        if "test_sizes" in kw:
+            sizes = kw["test_sizes"]
+            if not isinstance(sizes, dict):
+                raise ConfigError(f"{where}: split test_sizes must be a mapping {{dataset: n_test}}")
+            _names_only(sizes, "split test_sizes", where)
+            kw["test_sizes"] = tuple(sorted(sizes.items()))
         scheme = SplitScheme(**kw)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"{where}: bad split value ({exc})") from None
@@ -320,14 +345,48 @@ def parse_protocol(data, where="protocol"):
     if control is not None and control not in labels and control not in measure_from:
         raise ConfigError(f"{where}: control {control!r} is not one of the protocol's methods")
     variants = _variants(data.get("variants"), entries, set(labels) | set(measure_from), where)
+    search = _search(data.get("search"), entries, where)
     return Protocol(
         name=data["name"], split=_split(data["split"], where), metrics=metrics, paper=paper,
         description=data.get("description", ""), seed=seed, preprocess=tuple(steps),
         datasets=_str_list(data.get("datasets"), "datasets", where), methods=entries,
         control=control, stats=_str_list(data.get("stats"), "stats", where),
         style=data.get("style", "plain"), notes=data.get("notes", ""), measure_from=measure_from,
-        bootstrap=bootstrap, ties=ties, variants=variants,
+        bootstrap=bootstrap, ties=ties, variants=variants, search=search,
     )
+
+
+def _search(value, entries, where):
+    """The protocol's ``search:`` settings with their defaults (:data:`SEARCH_KEYS`), or {}.  A
+    method entry's ``search:`` grid needs them."""
+    if value is None:
+        if any(e.search is not None for e in entries):
+            raise ConfigError(f"{where}: a method entry has a search grid but the protocol has no "
+                              "search: settings")
+        return {}
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: search must be a mapping {{cv, rows, budget, metric, "
+                          "threshold}")
+    _names_only(value, "search", where)
+    unknown = set(value) - set(SEARCH_KEYS)
+    if unknown:
+        raise ConfigError(f"{where}: search has unknown key(s) "
+                          f"{', '.join(map(repr, sorted(unknown)))} (known: {', '.join(SEARCH_KEYS)})")
+    out = {**SEARCH_KEYS, **value}
+    from mlbench.methods.tuning import RandomSearch
+
+    try:
+        RandomSearch(estimator=_Probe(), grid={}, **out)._check()
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: search: {exc}") from None
+    return out
+
+
+class _Probe:
+    """An estimator with no parameters, to check search settings without a method."""
+
+    def get_params(self, deep=True):
+        return {}
 
 
 def _variants(value, entries, labels, where):

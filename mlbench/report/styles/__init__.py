@@ -17,7 +17,7 @@ import importlib
 
 from mlbench.errors import ConfigError
 
-STYLES = ("soshf", "mldf", "mc", "imtsl", "hiercost", "plain")
+STYLES = ("soshf", "mldf", "mc", "imtsl", "hiercost", "bogatinovski2022", "plain")
 
 
 def style_module(style):
