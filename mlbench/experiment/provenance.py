@@ -294,6 +294,10 @@ class CurrentIdentity:
             entry = {e.label: e for e in protocol.methods}.get(label) or MethodEntry(label)
             try:
                 est = registry.make(entry.name, random_state=0, **entry.params)
+                if protocol.search_of(entry):       # recorded as the searched method's row is
+                    from mlbench.methods.tuning import RandomSearch
+
+                    est = RandomSearch(est, **protocol.search_of(entry))
                 self._methods[key] = (entry, algorithm_identity(entry.name),
                                       recorded_params(est), _neutral_params(entry.name))
             except (MlbenchError, TypeError, ValueError) as exc:
@@ -331,7 +335,8 @@ class CurrentIdentity:
                 spec = CellSpec(protocol=protocol.name, dataset=dataset, method=entry.label,
                                 method_name=entry.name, split=_text(row.get("split")),
                                 repeat=0, fold=None, seed=seed, scheme=protocol.split,
-                                method_params=dict(entry.params))
+                                method_params=dict(entry.params),
+                                search=protocol.search_of(entry))
                 if registry.get(entry.name).nested:   # nested estimators: seeded per cell
                     params = recorded_params(make_estimator(spec))
                 if "random_state" in params:

@@ -3,7 +3,9 @@
 Per paper: the protocol as run (datasets, methods, splits, commands), our table (mean ± sd over
 splits of each metric), each textual claim of the paper with whether it holds here and the test that
 decides it, and each known deviation with its evidence.  No number of a paper appears: the claims
-file holds text only.  :func:`render` is deterministic, so a test regenerates and compares.
+file holds text only.  :func:`render` is deterministic, so a test regenerates and compares.  A paper
+whose results file does not exist yet (a protocol whose grid has not been run) is listed with its
+command and its claims marked NOT CHECKED.
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from mlbench.stats.ttests import paired_ttest
 ALPHA = 0.05
 PAPER_KEYS = ("title", "csv", "run", "report")
 CLAIM_KEYS = ("text", "test", "method", "metrics")
-TESTS = ("rank_first", "best_on_each", "never_worse", "better_than")
+TESTS = ("rank_first", "best_on_each", "never_worse", "better_than", "best_overall")
 
 
 def load_claims(path):
@@ -66,9 +68,36 @@ def _better(a, b, gib):
     return a > b if gib else a < b
 
 
+def _best_overall(claim, df):
+    """``best_overall``: the methods of ``method`` (a list) are the len(list) best of the overall
+    ranking, the mean over ``metrics`` of each method's average rank over the datasets where every
+    method has a value (the Bogatinovski et al. study's ranking across measures)."""
+    named = [claim["method"]] if isinstance(claim["method"], str) else list(claim["method"])
+    ranks = []
+    for metric in claim["metrics"]:
+        if metric not in df.columns:
+            return False, f"metric {metric} not in the results"
+        means, _ = _scores(df, metric)
+        block = means.dropna()
+        if block.empty:
+            return False, f"{metric}: no dataset has a value of every method"
+        ranks.append(pd.Series(rank_scores(block.values, _gib(metric)).mean(axis=0),
+                               index=block.columns))
+    overall = pd.concat(ranks, axis=1).mean(axis=1).sort_values(kind="stable")
+    absent = [m for m in named if m not in overall.index]
+    if absent:
+        return False, f"method(s) {', '.join(absent)} not in the results"
+    top = list(overall.index[:len(named)])
+    shown = ", ".join(f"{m} {overall[m]:.2f}" for m in overall.index[:len(named) + 2])
+    return set(top) == set(named), (f"mean of the average ranks over {len(claim['metrics'])} "
+                                    f"measures and {len(overall)} methods; best: {shown}")
+
+
 def _test(claim, df):
     """(holds: bool, explanation) of one claim on one paper's rows."""
     kind, method = claim["test"], claim["method"]
+    if kind == "best_overall":
+        return _best_overall(claim, df)
     lines, holds = [], True
     if claim.get("datasets"):          # a claim about the paper's own datasets only
         df = df[df.dataset.isin(claim["datasets"])]
@@ -222,9 +251,24 @@ def claims_beside(path, protocols):
     return out
 
 
+def _not_run_yet(name, spec):
+    """The section of a paper whose results file does not exist yet: its claims NOT CHECKED."""
+    out = [f"## {name}: {spec['title']}", "",
+           f"- results: `{spec['csv']}` does not exist yet", f"- run: `{spec['run']}`",
+           f"- report: `{spec['report']}`", "", "### The paper's claims", ""]
+    out += [f"- NOT CHECKED (no results yet): {c['text']}  \n  test `{c['test']}`"
+            for c in spec.get("claims") or []]
+    out += ["", "### Known deviations", ""]
+    devs = spec.get("deviations") or []
+    out += [f"- {d['text']}  \n  evidence: {d['evidence']}" for d in devs] or ["- none recorded"]
+    return out + [""]
+
+
 def _paper(name, spec, root, allow_stale=False, echo=None):
     from mlbench.experiment.provenance import check_frame
 
+    if not (root / spec["csv"]).exists():       # a protocol whose grid has not been run yet
+        return _not_run_yet(name, spec)
     df, problems = paper_rows(name, spec, root / spec["csv"])
     check_frame(df, allow_stale=allow_stale, echo=echo, what=f"paper {name} ({spec['csv']})")
     metrics = [c for c in df.columns if c not in FIXED_COLUMNS and not c.startswith("__")

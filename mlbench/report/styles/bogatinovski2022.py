@@ -44,7 +44,12 @@ def extra_metrics(results):
 
 
 def build(analysis):
-    tables = [_measure_table(ma) for ma in analysis.metrics]
+    tables = []
+    for ma in analysis.metrics:
+        t = _measure_table(ma)
+        # a note already given under an earlier measure's table (one split per dataset) once
+        t.notes.extend(n for n in ma.notes if not any(n in u.notes for u in tables))
+        tables.append(t)
     tables.append(_ranks_table(analysis))
     families = _families_table(analysis)
     if families is not None:
@@ -73,7 +78,6 @@ def _measure_table(ma):
     for j, m in enumerate(methods):
         t.rows.append(Row(m, [col[j] for col in columns] + [ranks[j]]))
     t.notes.append(friedman_line(ma))
-    t.notes.extend(ma.notes)
     return t
 
 
@@ -178,12 +182,13 @@ def _cd_table(analysis):
         best = int(np.argmin(ranks))
         within = [names[j] for j in np.argsort(ranks, kind="stable")
                   if j != best and ranks[j] - ranks[best] < cd_b]
-        verdict = "" if ma.friedman_rejects else " (Friedman does not reject: no post-hoc test)"
         t.rows.append(Row(ma.metric, [
             Cell(str(n), n), Cell(str(k), k), Cell(fmt(cd_n, 3), cd_n),
             Cell(" | ".join(", ".join(names[j] for j in g) for g in groups) or "none"),
             Cell(fmt(cd_b, 3), cd_b), Cell(names[best]),
-            Cell((", ".join(within) or "none") + verdict)]))
+            Cell((", ".join(within) or "none") if ma.friedman_rejects else "(no test)")]))
+    t.notes.append("(no test): the Friedman test does not reject equivalence, so no post-hoc test "
+                   "applies; the Nemenyi groups are shown for reference")
     t.notes.append("draw the diagrams with `mlbench report FILE --style bogatinovski2022 "
                    "--cd-diagram cd.png --cd-test nemenyi` (or `--cd-test bonferroni-dunn`)")
     return t
