@@ -237,3 +237,29 @@ def test_shipped_protocol():
     assert p.search["budget"] == 300 and p.search["rows"] == 1000
     assert "micro_auc_pr" in p.metrics and p.style == "bogatinovski2022"
     assert all(e.search is not None for e in p.methods)
+
+
+# --- the claim test and a paper without results ----------------------------------------------------
+
+def test_best_overall_claim_and_a_paper_not_run_yet(tmp_path):
+    import pandas as pd
+    import yaml
+
+    from mlbench.report.reproduction import _test, render
+
+    rows = [{"dataset": d, "split": "s", "method": m, "macro_f1": v + i / 10,
+             "hamming_loss": 0.5 - v}
+            for i, d in enumerate("pqr") for m, v in (("a", 0.3), ("b", 0.2), ("c", 0.1))]
+    df = pd.DataFrame(rows)
+    claim = {"test": "best_overall", "method": ["b", "a"], "metrics": ["macro_f1", "hamming_loss"]}
+    holds, why = _test(claim, df)
+    assert holds and "best: a 1.00, b 2.00, c 3.00" in why
+    assert not _test({**claim, "method": ["a", "c"]}, df)[0]
+    assert not _test({**claim, "method": ["a", "zz"]}, df)[0]
+    (tmp_path / "claims.yaml").write_text(yaml.safe_dump({"papers": {"later": {
+        "title": "T", "csv": "results/none.csv", "run": "mlbench run -p x", "report": "r",
+        "claims": [{"text": "A wins.", "test": "best_overall", "method": ["a"],
+                    "metrics": ["macro_f1"]}]}}}))
+    text = render(tmp_path / "claims.yaml", tmp_path)
+    assert "`results/none.csv` does not exist yet" in text
+    assert "- NOT CHECKED (no results yet): A wins." in text
