@@ -7,10 +7,11 @@ HEADER = """\
 # Protocol {name}: written by `mlbench protocol new {name} --from {base}`; edit and run with
 #   mlbench run --protocol {path}
 # Keys: name, paper, description, split {{scheme: holdout|kfold|given, train_fraction, repeats,
-# folds, validation_fraction, stratify}}, seed, preprocess (steps, e.g. standardize), metrics,
-# datasets (registered names or paths: FILE.arff, FILE.arff@N, FILE.csv@N), methods (names,
-# {{name, id, params}}, or MODULE:CLASS / FILE.py:CLASS), control, stats, style, notes, bootstrap,
-# ties (pessimistic|half|mulan: how the ranking measures order tied scores).
+# folds, validation_fraction, stratify, test_sizes}}, seed, preprocess (steps, e.g. standardize),
+# metrics, datasets (registered names or paths: FILE.arff, FILE.arff@N, FILE.csv@N), methods
+# (names, {{name, id, params, search}}, or MODULE:CLASS / FILE.py:CLASS), control, stats, style,
+# notes, bootstrap, ties (pessimistic|half|mulan: how the ranking measures order tied scores),
+# search {{cv, rows, budget, metric, threshold}} (random search of every method).
 # The rest of this file is the protocol {base} as shipped.
 """
 
