@@ -125,7 +125,8 @@ def run(protocol: str = "quick", *, datasets: list[str] | None = None,
     ``methods`` items are names, method specs (``"sklearn.neighbors:KNeighborsClassifier(
     n_neighbors=[5, 15])"``: a list is a grid of variants) or protocol entry mappings
     (``{"name": ..., "tune": {"n_neighbors": [5, 15]}}``); see docs/your-method.md.  Protocol
-    entries that name no registered method are skipped with a warning."""
+    entries that name no registered method, or a method without a parameter of their search grid,
+    are skipped with a warning saying why."""
     import warnings
 
     report = run_grid(protocol, datasets=datasets, methods=methods, out=out, jobs=jobs,
@@ -133,8 +134,9 @@ def run(protocol: str = "quick", *, datasets: list[str] | None = None,
                       cpu_time=cpu_time, max_memory=max_memory, scheduler=scheduler, retries=retries,
                       save_predictions=save_predictions)
     if report.skipped_methods:
-        warnings.warn(f"skipped method(s) not registered: {', '.join(report.skipped_methods)}",
-                      stacklevel=2)
+        warnings.warn("skipped method(s): " + "; ".join(
+            f"{m} ({report.skipped_reasons.get(m, 'not registered')})"
+            for m in report.skipped_methods), stacklevel=2)
     from mlbench.results_file import read_results
 
     df = read_results([report.out]).drop(columns=["__file", "__line"])

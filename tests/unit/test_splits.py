@@ -80,7 +80,7 @@ def test_given_split_and_validation_part():
 def test_scheme_validation_and_ids():
     for bad in (SplitScheme("bootstrap"), SplitScheme(train_fraction=1.0), SplitScheme(repeats=0),
                 SplitScheme("kfold", folds=1), SplitScheme(validation_fraction=1.0),
-                SplitScheme("holdout", stratify="iterative")):
+                SplitScheme("given", stratify="iterative")):
         with pytest.raises(ConfigError):
             bad.check()
     assert parse_split_id("kfold-r12-f03") == (12, 3)
