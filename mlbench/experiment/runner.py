@@ -104,6 +104,9 @@ def resolve_methods(protocol, methods=None):
                 found = method_entries(item, "methods", protocol.metrics)
             for entry in found:
                 registry.get(entry.name)  # unknown -> ConfigError with the closest name
+                why = _search_mismatch(entry)
+                if why:
+                    raise ConfigError(f"method {entry.label!r}: {why}")
                 if entry.label not in [e.label for e in entries]:
                     entries.append(entry)
     for e in entries:

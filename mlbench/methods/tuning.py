@@ -365,6 +365,7 @@ class RandomSearch(BaseEstimator):
         else:
             best = points[0]
         seconds = used()
+        self._memo = None
         self.best_params_ = best
         self.cardinality_ = float(Y.sum(axis=1).mean())
         self.n_labels_ = L
@@ -380,15 +381,31 @@ class RandomSearch(BaseEstimator):
         return self
 
     def predict(self, X):
-        return self._outputs(self.estimator_, X, X.shape[0], self.n_labels_, self.cardinality_)[0]
+        from mlbench.experiment import outputs
+
+        if self.threshold == "pcut":
+            scores = outputs.method_scores(self, X, X.shape[0], self.n_labels_, "searched estimator")
+            if scores is not None:
+                return pcut(scores, self.cardinality_)
+        return self.estimator_.predict(X)
+
+    def _raw(self, name, X):
+        """``estimator_.<name>(X)``, kept for the same ``X`` object: the runner asks for the
+        scores after ``predict`` has computed them for PCut."""
+        memo = getattr(self, "_memo", None)
+        if memo is not None and memo[0] is X and memo[1] == name:
+            return memo[2]
+        out = getattr(self.estimator_, name)(X)
+        self._memo = (X, name, out)
+        return out
 
     @available_if(_inner_has("predict_proba"))
     def predict_proba(self, X):
-        return self.estimator_.predict_proba(X)
+        return self._raw("predict_proba", X)
 
     @available_if(_inner_has("decision_function"))
     def decision_function(self, X):
-        return self.estimator_.decision_function(X)
+        return self._raw("decision_function", X)
 
     @property
     def classes_(self):

@@ -263,3 +263,18 @@ def test_best_overall_claim_and_a_paper_not_run_yet(tmp_path):
     text = render(tmp_path / "claims.yaml", tmp_path)
     assert "`results/none.csv` does not exist yet" in text
     assert "- NOT CHECKED (no results yet): A wins." in text
+
+
+def test_methods_that_cannot_take_their_grid_are_skipped_or_refused():
+    from mlbench.experiment.runner import resolve_methods, skip_reason
+
+    p = parse_protocol(_proto(search={"budget": 5}, methods=[
+        {"name": "mlknn", "search": {"k": [3]}}, {"name": "cc", "search": {"C": [1.0]}},
+        {"name": "not-written-yet", "search": {}}]))
+    entries, missing = resolve_methods(p)
+    assert [e.label for e in entries] == ["mlknn"] and missing == ["not-written-yet", "cc"]
+    assert skip_reason(p, "cc") == ("registered 'cc' has no parameter 'C' of the protocol's "
+                                    "search grid")
+    assert skip_reason(p, "not-written-yet") == "'not-written-yet' is not registered yet"
+    with pytest.raises(ConfigError, match="method 'cc': registered 'cc' has no parameter 'C'"):
+        resolve_methods(p, ["cc"])
