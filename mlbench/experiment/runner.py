@@ -236,9 +236,14 @@ def rerun_notice(causes, out):
 
 
 def _splits_meta(protocol, name, ds):
+    scheme = dict(protocol.split.__dict__)
+    # the dataset's own test size only, and nothing when unset: split files written before sized
+    # holdouts existed keep their meta, so a finished run still needs no write
+    del scheme["test_sizes"]
+    if protocol.split.test_size(name) is not None:
+        scheme["test_size"] = protocol.split.test_size(name)
     return {"protocol": protocol.name, "dataset": name, "seed": protocol.seed,
-            "scheme": protocol.split.__dict__, "dataset_sha256": ds.sha256,
-            "n_instances": ds.n_instances}
+            "scheme": scheme, "dataset_sha256": ds.sha256, "n_instances": ds.n_instances}
 
 
 def _finished_read_only(report, out, protocol, loaded, splits):

@@ -278,3 +278,18 @@ def test_methods_that_cannot_take_their_grid_are_skipped_or_refused():
     assert skip_reason(p, "not-written-yet") == "'not-written-yet' is not registered yet"
     with pytest.raises(ConfigError, match="method 'cc': registered 'cc' has no parameter 'C'"):
         resolve_methods(p, ["cc"])
+
+
+def test_split_files_written_before_sized_holdouts_stay_current():
+    from pathlib import Path
+
+    from mlbench.data import load_dataset
+    from mlbench.data.splits import load_splits
+    from mlbench.experiment.runner import _splits_meta
+
+    root = Path(__file__).resolve().parents[2]
+    _, saved = load_splits(root / "results/reference/quick.csv.splits/quick-emotions-seed0.npz")
+    quick = load_protocol("quick")
+    assert _splits_meta(quick, "emotions", load_dataset("emotions")) == saved
+    study = _splits_meta(load_protocol("bogatinovski2022"), "emotions", load_dataset("emotions"))
+    assert study["scheme"]["test_size"] == 270 and "test_sizes" not in study["scheme"]
