@@ -43,7 +43,7 @@ from mlbench.stats import (
     wilcoxon_signed_rank,
     wilcoxon_vs_control,
 )
-from mlbench.stats.bayes import DEFAULT_ROPE
+from mlbench.stats.bayesian import DEFAULT_ROPE
 
 #: the note of a metric whose per-dataset split test had nothing to compare (styles may drop it)
 NO_COMMON_SPLITS = "no dataset has two or more common splits of the control and another method"

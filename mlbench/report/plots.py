@@ -9,7 +9,7 @@
 * ``cd``: the critical-difference diagram (:mod:`mlbench.report.cd_diagram`), when two or more
   datasets have results for every method;
 * ``bayes``: for the control against each other method, the posterior of the Bayesian signed-rank
-  test (:mod:`mlbench.stats.bayes`) drawn on the probability simplex as baycomp draws it: each
+  test (:mod:`mlbench.stats.bayesian`) drawn on the probability simplex as baycomp draws it: each
   sample a point, the corners "control better", "practically equivalent" (rope) and "other
   better", the regions where each is the most probable divided by the lines through the centre.
 
@@ -82,7 +82,7 @@ def heatmap(results, metric, path=None):
     from matplotlib.ticker import MaxNLocator
 
     from mlbench.report.results import metric_info
-    from mlbench.stats.friedman import rank_scores
+    from mlbench.stats.ranks import rank_scores
 
     greater, _ = metric_info(metric)
     mean = results.cells(metric)["mean"].unstack("method").reindex(
@@ -284,7 +284,7 @@ def bayes(results, metric, path=None, control=None, rope=0.01, n_samples=3000, s
     """The posterior simplex of the control against each other method (four panels to a row)."""
     from mlbench.report.analysis import choose_control
     from mlbench.report.results import metric_info
-    from mlbench.stats.bayes import posterior_samples
+    from mlbench.stats.bayesian import posterior_samples
 
     greater, _ = metric_info(metric)
     mean = results.cells(metric)["mean"].unstack("method").reindex(

@@ -90,17 +90,21 @@ class Prepared:
 def prepare(paths, *, metrics=(), stats=(), control=None, alpha=0.05, style=None, protocol=None,
             rope=None, seed=0, bayes_samples=50_000, methods=None, datasets=None, allow_stale=False,
             echo=None):
-    """Load, select and analyse the results CSVs ``paths`` (see the module docstring).  Rows
+    """Load, select and analyse the results CSVs ``paths`` (see the module docstring), or the
+    rows of a results DataFrame (:func:`mlbench.results.read`) given in their place.  Rows
     computed from something no longer current are refused unless ``allow_stale``
     (:func:`mlbench.experiment.provenance.check_frame`)."""
     from mlbench.experiment.provenance import check_frame
     from mlbench.protocols.measure_from import apply as apply_measure_from
     from mlbench.report.analysis import analyse, normalize_stats
-    from mlbench.report.results import load_results, select
+    from mlbench.report.results import load_results, results_from_frame, select
     from mlbench.report.styles import STYLES, style_module
     from mlbench.report.tuning import grid_edge_notes
-    from mlbench.stats.bayes import DEFAULT_ROPE
+    from mlbench.stats.bayesian import DEFAULT_ROPE
 
+    frame = None
+    if hasattr(paths, "columns"):        # a results DataFrame: its rows, the files it names
+        frame, paths = paths, list(paths.attrs.get("files", ()))
     paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
     if style is not None:
         style_module(style)              # an unknown style: one line with a suggestion
@@ -109,8 +113,10 @@ def prepare(paths, *, metrics=(), stats=(), control=None, alpha=0.05, style=None
     if protocol is not None and is_protocol_file(protocol):
         proto = _load(protocol)          # a missing or malformed file: one line
         protocol, file_defaults = proto.name, protocol_defaults(protocol)
-    results = select(load_results(paths, metrics=list(metrics) or None, protocol=protocol),
-                     methods, datasets)
+    loaded = load_results(paths, metrics=list(metrics) or None, protocol=protocol) if frame is None \
+        else results_from_frame(frame, list(metrics) or None, protocol, paths,
+                                frame.attrs.get("notes", ()))
+    results = select(loaded, methods, datasets)
     provenance_notes = check_frame(results.frame, allow_stale=allow_stale, echo=echo,
                                    what=", ".join(results.files))
     # a protocol's measure_from (MLDF): each measure from the model trained for it, one column

@@ -16,7 +16,7 @@ import pandas as pd
 from mlbench.errors import ConfigError
 from mlbench.metrics import get_measure
 from mlbench.report.results import FIXED_COLUMNS
-from mlbench.stats.friedman import rank_scores
+from mlbench.stats.ranks import rank_scores
 from mlbench.stats.ttests import paired_ttest
 
 ALPHA = 0.05

@@ -189,7 +189,22 @@ def load_results(paths, metrics=None, protocol=None):
         raise ConfigError("no results file given")
     notes = []
     frames = [_read_one(os.fspath(p), notes) for p in paths]
-    df = pd.concat(frames, ignore_index=True, sort=False)
+    return results_from_frame(pd.concat(frames, ignore_index=True, sort=False), metrics, protocol,
+                              [os.fspath(p) for p in paths], notes)
+
+
+def results_from_frame(df, metrics=None, protocol=None, files=(), notes=()):
+    """:class:`Results` of the rows ``df`` (a results file's columns, ok and failed rows, as
+    :func:`load_results` merges them or :func:`mlbench.results.read` returns them): the same
+    validation, duplicate and failure rules.  ``files`` and ``notes`` are what the rows were read
+    from and what reading them found."""
+    missing = [c for c in REQUIRED if c not in df.columns]
+    if missing:
+        raise DataError(f"not a results frame (missing column {', '.join(missing)})")
+    notes = list(notes)
+    df = df.copy()
+    if "__file" not in df.columns:
+        df["__file"] = ", ".join(files) or "the results frame"
     if "protocol" not in df.columns:
         df["protocol"] = ""
     df["protocol"] = df["protocol"].fillna("").astype(str)
@@ -250,7 +265,7 @@ def load_results(paths, metrics=None, protocol=None):
         notes.append(f"{int(superseded.sum())} failed rows superseded by an ok rerun")
         failed = failed[~superseded.to_numpy()]
     return Results(ok.reset_index(drop=True), failed.reset_index(drop=True), metric_columns, chosen,
-                   [os.fspath(p) for p in paths], notes)
+                   list(files), notes)
 
 
 def select(results, methods=None, datasets=None):

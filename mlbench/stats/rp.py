@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mlbench.stats.friedman import rank_scores
+from mlbench.stats.ranks import rank_scores
 
 
 def rp_from_ranks(ranks):

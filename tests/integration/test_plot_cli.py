@@ -66,7 +66,7 @@ def test_bad_kind_is_one_line(tmp_path, cli):
 
 def test_the_bayes_plot_draws_the_posterior_the_test_reports(tmp_path):
     """The points' regions give the probabilities bayesian_signed_rank reports (same samples)."""
-    from mlbench.stats.bayes import bayesian_signed_rank, posterior_samples
+    from mlbench.stats.bayesian import bayesian_signed_rank, posterior_samples
 
     a, b = np.array([0.8, 0.7, 0.9, 0.6]), np.array([0.7, 0.69, 0.85, 0.62])
     theta = posterior_samples(a, b, n_samples=4000, random_state=1)

@@ -241,7 +241,7 @@ def test_bayes_signed_rank_is_seeded_and_sensible():
 
 @pytest.mark.parametrize("method", ["bonferroni", "holm"])
 def test_adjust_matches_statsmodels(method):
-    from mlbench.stats.posthoc import adjust
+    from mlbench.stats.posthoc_tests import adjust
 
     rng = np.random.default_rng(5)
     for m in (1, 2, 5, 9):
