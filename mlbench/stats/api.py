@@ -52,7 +52,7 @@ def _over_datasets(ma, test):
 
     if ma.friedman is None:
         why = next((n for n in reversed(ma.notes) if "dataset" in n), "too few datasets")
-        raise MlbenchError(f"{test}: {why}")
+        raise MlbenchError(why if why.startswith(test) else f"{test}: {why}")
 
 
 def _summary(analysis, keys, fmt, width):
