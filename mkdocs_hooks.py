@@ -3,6 +3,11 @@
 * ``reference/cli.md`` is generated at build time from the click command tree (``mlbench.cli``):
   every command's and subcommand's ``--help`` text, so the command reference cannot drift from the
   command line.
+* The gallery (``docs/gallery/``) is executed when the site is built: a line
+  ``<!-- gallery: SCRIPT.py -->`` of a page becomes the script's code and what it printed, run
+  in a fresh directory (:func:`run_gallery`), so the page cannot show output the code no longer
+  gives.  A script that fails stops the build.  ``make test`` runs the same scripts
+  (tests/integration/test_gallery.py).
 * Every page's code fences must be balanced: a fence left open, or a closing fence with text after
   it (which Markdown takes as code, swallowing the prose below it), stops the build with the page
   and line.  ``mkdocs build --strict`` adds broken links, anchors and pages missing from the nav.
@@ -11,9 +16,19 @@ tests/integration/test_docs.py runs the same checks without mkdocs.
 """
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
 
 CLI_PAGE = "reference/cli.md"
+GALLERY = Path(__file__).resolve().parent / "docs" / "gallery"
+#: a page's line that includes a gallery script with its output
+GALLERY_LINE = re.compile(r"^<!-- gallery: (?P<script>[\w-]+\.py) -->$", re.M)
+#: the longest a gallery script may take (seconds)
+GALLERY_TIMEOUT = 1200
 HELP_WIDTH = 100
 FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})(?P<rest>.*)$")
 
@@ -100,6 +115,32 @@ def _strip_roles(html):
                     html)
 
 
+def run_gallery(script, cwd, env=None) -> str:
+    """Run the gallery script ``script`` with this Python in the directory ``cwd``; its standard
+    output.  A failure raises RuntimeError with the script's last lines of standard error."""
+    proc = subprocess.run([sys.executable, os.fspath(script)], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=GALLERY_TIMEOUT)
+    if proc.returncode != 0:
+        tail = "\n".join(proc.stderr.strip().splitlines()[-5:])
+        raise RuntimeError(f"{Path(script).name} failed (exit status {proc.returncode}): {tail}")
+    return proc.stdout
+
+
+_gallery_cache = {}
+
+
+def gallery_section(name) -> str:
+    """The code of ``docs/gallery/NAME`` and, below it, what it printed when run (cached per
+    content while ``mkdocs serve`` runs)."""
+    code = (GALLERY / name).read_text()
+    if code not in _gallery_cache:
+        with tempfile.TemporaryDirectory() as tmp:
+            _gallery_cache[code] = run_gallery(GALLERY / name, tmp)
+    fence = "~~~~"                      # the output holds Markdown tables, never tildes
+    return (f"```python\n{code.rstrip()}\n```\n\nWhat it printed when this page was built:\n\n"
+            f"{fence}text\n{_gallery_cache[code].rstrip()}\n{fence}\n")
+
+
 # -- mkdocs events ----------------------------------------------------------------------------------
 
 def on_files(files, config):
@@ -115,7 +156,10 @@ def on_page_markdown(markdown, page, config, files):
     errors = fence_errors(markdown)
     if errors:
         raise PluginError(f"docs/{page.file.src_uri}: " + "; ".join(errors))
-    return markdown
+    try:
+        return GALLERY_LINE.sub(lambda m: gallery_section(m["script"]), markdown)
+    except (OSError, RuntimeError, subprocess.TimeoutExpired) as exc:
+        raise PluginError(f"docs/{page.file.src_uri}: gallery: {exc}") from None
 
 
 def on_page_content(html, page, config, files):

@@ -55,9 +55,10 @@ def _over_datasets(ma, test):
         raise MlbenchError(why if why.startswith(test) else f"{test}: {why}")
 
 
-def _summary(analysis, keys, fmt, width):
+def _summary(analysis, keys, fmt, width, skip=()):
     """The tables ``keys`` of the report's statistics section, with the metric's and the
-    analysis' notes, rendered in ``fmt`` (``terminal``, ``markdown``, ``latex``, ``csv``)."""
+    analysis' notes (but those starting with one of ``skip``), rendered in ``fmt`` (``terminal``,
+    ``markdown``, ``latex``, ``csv``)."""
     from mlbench.errors import ConfigError
     from mlbench.report.formats import render
     from mlbench.report.styles.statistics import stats_tables
@@ -66,7 +67,9 @@ def _summary(analysis, keys, fmt, width):
         raise ConfigError(f"summary() renders text tables (terminal, markdown, latex, csv), not {fmt}")
     tables = [t for t in stats_tables(analysis) if t.key in keys]
     if tables:
-        notes = list(dict.fromkeys(analysis.notes + [n for ma in analysis.metrics for n in ma.notes]))
+        notes = [n for n in dict.fromkeys(analysis.notes + [n for ma in analysis.metrics
+                                                              for n in ma.notes])
+                 if not n.startswith(tuple(skip))]
         tables[-1].notes.extend(n for n in notes if n not in tables[-1].notes)
     return render(tables, fmt, width=width)
 
@@ -85,12 +88,13 @@ class _Summary:
     notes: list
     _analysis: object = field(repr=False, compare=False)
 
-    _KEYS = ()
+    _KEYS = ()          # the keys of the report's tables of this test
+    _SKIP = ()          # notes that do not concern this test
 
     def summary(self, fmt: str = "terminal", width: int | None = None) -> str:
         """The table ``mlbench report`` prints for this test (``fmt``: terminal, markdown, latex
         or csv), with the report's notes on the data (methods or datasets left out, power)."""
-        return _summary(self._analysis, self._KEYS, fmt, width)
+        return _summary(self._analysis, self._KEYS, fmt, width, self._SKIP)
 
     def __str__(self):
         return self.summary()
@@ -160,6 +164,7 @@ class TTestSummary(_Summary):
     win_tie_loss: object = None
 
     _KEYS = ("stats:per-dataset", "stats:per-split")
+    _SKIP = ("power:",)                 # the power of the tests over datasets
 
 
 @dataclass
