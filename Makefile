@@ -13,6 +13,7 @@ $(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q "setuptools>=64" wheel "cython>=3.0" "numpy>=1.25" "scipy>=1.10"
+	$(PY) -m pip uninstall -q -y scikit-multilearn  # replaced by scikit-multilearn-ng (same package dir)
 	$(PY) -m pip install -q --no-build-isolation -e '.[test,dask]'
 	touch $(STAMP)
 

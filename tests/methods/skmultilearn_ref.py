@@ -5,7 +5,9 @@ scikit-multilearn 0.2.0's ML-kNN builds ``NearestNeighbors(self.k)`` with a posi
 while its ``_compute_cond`` runs: the one-line fix, made here in the test helper and never in the
 package.  ``ignore_first_neighbours=1`` during fit makes scikit-multilearn leave a training point
 out of its own neighbours (as the ML-kNN paper does); it is set back to 0 before predicting test
-points, which are not in the training set.
+points, which are not in the training set.  scikit-multilearn-ng (its maintained successor, the
+``test`` extra's) builds them by keyword itself and normalises ``predict_proba`` to the posterior;
+:data:`POSTERIOR` says which of the two is installed.
 
 Run as a script, it prints the macro-F1 of mlbench's baselines and of scikit-multilearn's
 versions of the same methods on emotions (see :func:`compare_on_emotions`).
@@ -21,6 +23,21 @@ from sklearn.multioutput import ClassifierChain as SkClassifierChain
 from sklearn.neighbors import NearestNeighbors
 from skmultilearn.adapt import MLkNN as _SkmlMLkNN
 from skmultilearn.adapt import mlknn as _skml_mlknn_module
+
+
+def _is_ng():
+    import importlib.metadata
+
+    try:
+        importlib.metadata.version("scikit-multilearn-ng")
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True
+
+
+#: whether the installed scikit-multilearn's MLkNN.predict_proba is the posterior
+#: P(H_1 | E) (scikit-multilearn-ng) rather than the joint P(H_1) P(E | H_1) (0.2.0)
+POSTERIOR = _is_ng()
 
 
 def _keyword_nearest_neighbors(n_neighbors=5, **kwargs):
@@ -43,8 +60,9 @@ def reference_mlknn(X_train, Y_train, X_test, k=10, s=1.0):
     """scikit-multilearn's ML-kNN fitted and applied without self-neighbours.
 
     Returns a dict: ``prior`` P(H_1^l) (L,), ``cond_true`` / ``cond_false`` P(E_j^l | H_b^l)
-    (L, k + 1), ``predict`` 0/1 (n, L) and ``joint_true`` P(H_1^l) P(E^l | H_1^l) (n, L), which is
-    what scikit-multilearn's ``predict_proba`` returns (it does not normalise).
+    (L, k + 1), ``predict`` 0/1 (n, L) and ``proba``, what scikit-multilearn's ``predict_proba``
+    returns (n, L): the posterior P(H_1^l | E^l) when :data:`POSTERIOR`, else the joint
+    P(H_1^l) P(E^l | H_1^l) (0.2.0 does not normalise).
     """
     clf = PatchedMLkNN(k=k, s=s, ignore_first_neighbours=1)
     clf.fit(X_train, sp.lil_matrix(np.asarray(Y_train)))
@@ -54,7 +72,7 @@ def reference_mlknn(X_train, Y_train, X_test, k=10, s=1.0):
         "cond_true": _dense(clf._cond_prob_true),
         "cond_false": _dense(clf._cond_prob_false),
         "predict": _dense(clf.predict(X_test)).astype(int),
-        "joint_true": _dense(clf.predict_proba(X_test)),
+        "proba": _dense(clf.predict_proba(X_test)),
     }
 
 
