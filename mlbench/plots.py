@@ -6,17 +6,18 @@
 
 Each function analyses its input as ``mlbench plot`` does (:func:`mlbench.report.prepare.prepare`:
 the protocol's main methods, ``methods``/``datasets`` selections, stale rows refused unless
-``allow_stale``) and draws with the command's own functions (:mod:`mlbench.report.plots`,
-:mod:`mlbench.report.cd_diagram`).  The figure is returned closed to pyplot, so a notebook shows
-it once (as the cell's value) and ``plt.show()`` does not show it again.
+``allow_stale``) and draws with the command's own :func:`mlbench.report.plots.figure`.  The
+figures are not in pyplot's list (:mod:`mlbench.report.figures`): a notebook shows each once, as
+the cell's value, and drawing one never switches the notebook's backend.
 """
 from __future__ import annotations
 
 
-def _results(results, metric, *, methods=None, datasets=None, protocol=None, alpha=0.05,
-             control=None, allow_stale=False):
-    """The analysis ``mlbench plot`` draws (one metric) and its metric's part."""
-    from mlbench.errors import ConfigError
+def _figure(kind, results, metric, *, cd_test="nemenyi", methods=None, datasets=None,
+            protocol=None, alpha=0.05, control=None, allow_stale=False):
+    """The picture ``kind`` of ``metric``, drawn from the analysis ``mlbench plot`` draws."""
+    from mlbench.errors import ConfigError, MlbenchError
+    from mlbench.report.plots import figure
     from mlbench.report.prepare import prepare
 
     if not isinstance(metric, str):
@@ -24,13 +25,11 @@ def _results(results, metric, *, methods=None, datasets=None, protocol=None, alp
     analysis = prepare(results, metrics=[metric], protocol=protocol, methods=methods,
                        datasets=datasets, alpha=alpha, control=control,
                        allow_stale=allow_stale).analysis
-    return analysis, analysis.metrics[0]
-
-
-def _closed(fig):
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
+    fig = figure(kind, analysis, analysis.metrics[0], cd_test)
+    if fig is None:             # over fewer than two datasets
+        raise MlbenchError(f"no {kind} plot for {metric}: it compares methods over datasets and "
+                           f"{len(analysis.metrics[0].used_datasets)} dataset(s) have results "
+                           "for every method")
     return fig
 
 
@@ -45,16 +44,8 @@ def cd(results, metric: str, *, test: str = "nemenyi", alpha: float = 0.05,
         fig = mlbench.plots.cd(df, "macro_f1", test="bonferroni-dunn")
         fig.savefig("cd-macro_f1.svg")
     """
-    from mlbench.errors import MlbenchError
-    from mlbench.report.cd_diagram import metric_diagram
-
-    analysis, ma = _results(results, metric, methods=methods, datasets=datasets,
-                            protocol=protocol, alpha=alpha, control=control,
-                            allow_stale=allow_stale)
-    if ma.friedman is None:
-        raise MlbenchError(f"no CD diagram for {metric}: it ranks methods over datasets and "
-                           f"{len(ma.used_datasets)} dataset(s) have results for every method")
-    return _closed(metric_diagram(analysis, ma, test, None))
+    return _figure("cd", results, metric, cd_test=test, alpha=alpha, control=control,
+                   methods=methods, datasets=datasets, protocol=protocol, allow_stale=allow_stale)
 
 
 def box(results, metric: str, *, methods=None, datasets=None, protocol: str | None = None,
@@ -64,11 +55,8 @@ def box(results, metric: str, *, methods=None, datasets=None, protocol: str | No
 
         mlbench.plots.box(df, "macro_f1", datasets="emotions,scene")
     """
-    from mlbench.report import plots
-
-    analysis, _ = _results(results, metric, methods=methods, datasets=datasets, protocol=protocol,
-                           allow_stale=allow_stale)
-    return _closed(plots.box(analysis.results, metric, None))
+    return _figure("box", results, metric, methods=methods, datasets=datasets, protocol=protocol,
+                   allow_stale=allow_stale)
 
 
 def heatmap(results, metric: str, *, methods=None, datasets=None, protocol: str | None = None,
@@ -78,37 +66,28 @@ def heatmap(results, metric: str, *, methods=None, datasets=None, protocol: str 
 
         mlbench.plots.heatmap(df, "macro_auc")
     """
-    from mlbench.report import plots
-
-    analysis, _ = _results(results, metric, methods=methods, datasets=datasets, protocol=protocol,
-                           allow_stale=allow_stale)
-    return _closed(plots.heatmap(analysis.results, metric, None))
+    return _figure("heatmap", results, metric, methods=methods, datasets=datasets,
+                   protocol=protocol, allow_stale=allow_stale)
 
 
 def pareto(results, metric: str, *, methods=None, datasets=None, protocol: str | None = None,
            allow_stale: bool = False):
     """Each method's mean ``metric`` against its mean fit time, the Pareto front (no method both
-    better and faster) joined and labelled, as ``mlbench plot --kind pareto``.  Example::
+    better and faster) joined, every method labelled, as ``mlbench plot --kind pareto``.
+    Example::
 
         mlbench.plots.pareto(df, "macro_f1")
     """
-    from mlbench.report import plots
-
-    analysis, _ = _results(results, metric, methods=methods, datasets=datasets, protocol=protocol,
-                           allow_stale=allow_stale)
-    return _closed(plots.pareto(analysis.results, metric, None))
+    return _figure("pareto", results, metric, methods=methods, datasets=datasets,
+                   protocol=protocol, allow_stale=allow_stale)
 
 
 def bayes(results, metric: str, *, control: str | None = None, methods=None, datasets=None,
           protocol: str | None = None, allow_stale: bool = False):
-    """The Bayesian signed-rank posterior of the control against each other method (at most 9)
-    on the probability simplex, as ``mlbench plot --kind bayes``.  Example::
+    """The Bayesian signed-rank posterior of the control against each other method on the
+    probability simplex, as ``mlbench plot --kind bayes``.  Example::
 
         mlbench.plots.bayes(df, "macro_f1", control="sf-h-cs")
     """
-    from mlbench.report import plots
-
-    analysis, ma = _results(results, metric, methods=methods, datasets=datasets,
-                            protocol=protocol, control=control, allow_stale=allow_stale)
-    return _closed(plots.bayes(analysis.results, metric, None,
-                               control=ma.control or analysis.control))
+    return _figure("bayes", results, metric, control=control, methods=methods,
+                   datasets=datasets, protocol=protocol, allow_stale=allow_stale)

@@ -159,8 +159,8 @@ def test_plots_are_the_commands_figures(frame, tmp_path):
         assert (tmp_path / f"{kind}.png").stat().st_size > 1000
     import matplotlib.pyplot as plt
 
-    assert plt.get_fignums() == []              # returned closed: a notebook shows each once
-    with pytest.raises(MlbenchError, match="no CD diagram"):
+    assert plt.get_fignums() == []              # not pyplot's: a notebook shows each once
+    with pytest.raises(MlbenchError, match="no cd plot for macro_f1: .* 1 dataset"):
         mlbench.plots.cd(frame, "macro_f1", datasets="emotions")
 
 
