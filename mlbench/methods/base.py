@@ -14,9 +14,12 @@ A method is a scikit-learn estimator (see ARCHITECTURE.md, "Methods"):
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.svm import SVC
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
@@ -152,7 +155,7 @@ def make_base_learner(name, random_state=None, **params):
     from sklearn.ensemble import RandomForestClassifier
     from sklearn.linear_model import LogisticRegression, LogisticRegressionCV
     from sklearn.model_selection import StratifiedKFold
-    from sklearn.svm import SVC, LinearSVC
+    from sklearn.svm import LinearSVC
     from sklearn.tree import DecisionTreeClassifier
 
     if not isinstance(name, str):  # an estimator instance: clone it
@@ -175,7 +178,7 @@ def make_base_learner(name, random_state=None, **params):
     if name == "svc":
         kw = dict(kernel="rbf", C=1.0, gamma="auto", probability=True)
         kw.update(params)
-        return SVC(random_state=random_state, **kw)
+        return PlattSVC(random_state=random_state, **kw)
     if name in ("tree", "c45"):
         kw = dict(criterion="entropy")
         kw.update(params)
@@ -185,6 +188,23 @@ def make_base_learner(name, random_state=None, **params):
         kw.update(params)
         return RandomForestClassifier(random_state=random_state, **kw)
     raise ValueError(f"unknown base learner {name!r}; choose one of {', '.join(BASE_LEARNERS)}")
+
+
+class PlattSVC(SVC):
+    """scikit-learn's ``SVC`` whose ``probability=True`` fits without a deprecation warning.
+
+    scikit-learn 1.9 deprecated ``SVC(probability=True)`` (libsvm's Platt sigmoid per class pair,
+    coupled by Wu, Lin & Weng's method - the calibration closest to Weka's SMO ``-M``, which also
+    fits one sigmoid per pair and couples them) in favour of ``CalibratedClassifierCV``, which
+    needs five rows of every class and so fails on the rare labelsets of a label powerset.  It is
+    removed in scikit-learn 1.11, hence the upper bound in pyproject.toml.
+    """
+
+    def fit(self, X, y, sample_weight=None):
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="The `probability` parameter was deprecated",
+                                    category=FutureWarning)
+            return super().fit(X, y, sample_weight=sample_weight)
 
 
 def as_2d_float(X):

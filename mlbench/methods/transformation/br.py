@@ -3,14 +3,16 @@
 Source: Tsoumakas & Katakis, "Multi-label classification: an overview" (2007), the transformation
 that learns h_l : X -> {0, 1} for each label l separately from the pairs (x_i, y_il); the prediction
 is the vector (h_1(x), ..., h_L(x)).  The SOSHF, MC and I-MTSL papers use it as a baseline with a
-linear SVM, a random forest and L2 logistic regression as ``h_l``.
+linear SVM, a random forest and L2 logistic regression as ``h_l``.  ``br`` is the configuration of
+Bogatinovski et al. (2022): MEKA's BR with Weka's SMO, an RBF kernel and C x gamma tuned over
+``SVC_GRID`` (base ``svc``: scikit-learn's SVC with Platt probabilities).
 """
 from __future__ import annotations
 
 import numpy as np
 from sklearn.utils._available_if import available_if
 
-from mlbench.methods.base import MultiLabelClassifier, check_multilabel_Y
+from mlbench.methods.base import SVC_GRID, MultiLabelClassifier, check_multilabel_Y
 from mlbench.methods.components.binary import (C_GRID, binary_scores, cv_chosen_C, draw_seeds, fit_binary,
                                                label_log_likelihood, scores_kind, uses)
 from mlbench.methods.registry import register
@@ -103,3 +105,7 @@ register("br-svm", BinaryRelevance, family="transformation", paper="platform",
 register("br-rf", BinaryRelevance, family="transformation", paper="platform",
          params={"base": "rf"},
          description="binary relevance, a random forest (100 trees) per label")
+register("br", BinaryRelevance, family="transformation", paper="bogatinovski2022",
+         params={"base": "svc"}, grid={"base_params": SVC_GRID},
+         description="binary relevance, an RBF SVC per label (Bogatinovski et al. 2022: MEKA BR "
+                     "with SMO, C x gamma grid)")

@@ -1,0 +1,389 @@
+"""Label-powerset family of the Bogatinovski et al. (2022) study: LP, PS(t), EPS and RAkEL with
+pruned sets (the study's ``RAkEL2``).
+
+Label powerset (LP): Tsoumakas & Katakis, "Multi-label classification: an overview" (IJDWM 2007):
+each distinct labelset y of the training rows becomes one class of a multi-class problem; the
+prediction is the labelset of the predicted class.
+
+Pruned sets (PS): Read, Pfahringer & Holmes, "Multi-label classification using ensembles of pruned
+sets", ICDM 2008, as MEKA implements it (``meka.classifiers.multilabel.PS``, the study's runs):
+
+1. count each distinct labelset's rows, c(y);
+2. keep the labelsets with c(y) > p (the pruning value); if at most one is kept and p > 0, retry
+   with p - 1;
+3. a row whose labelset is pruned is dropped if n = 0; otherwise it is re-introduced once for
+   each of the n "best" kept labelsets s that are non-empty subsets of its labelset, best meaning
+   larger |s| first, then larger c(s) (then first seen first);
+4. an LP classifier is trained on the kept and re-introduced rows.
+
+PSt (Read, "A pruned problem transformation method for multi-label classification", NZCSRSC 2008)
+scores label j by the marginal of the class posterior, s_j(x) = sum_k P(class k | x) [j in y_k],
+and predicts the labels whose score reaches a threshold (so it can predict labelsets never seen
+in training); PS/LP predict the labelset of the arg-max class.
+
+EPS (Read et al. 2008): m PS models, each trained on a random subset of the training rows drawn
+without replacement (MEKA's ``EnsembleML``, 70 % of the rows); the score of label j is the mean
+of the models' 0/1 votes, predicted when >= the threshold (0.5).
+
+RAkEL with pruned sets (MEKA's ``meka.classifiers.multilabel.RAkEL``, which the study names
+``RAkEL2``; Tsoumakas, Katakis & Vlahavas, "Random k-labelsets for multilabel classification",
+IEEE TKDE 23(7) 2011, with the PS base of Read, Puurula & Bifet, ICDM 2014): M random k-subsets
+of the labels, each drawn independently (two models may share a subset, as in MEKA); on each a
+PS model on the restricted labels.  Label j's vote count v_j(x) is the number of models whose
+predicted labelset holds j.  The score is v_j / M (MEKA's vote count over a constant: the study
+divides it by its largest value, also a constant, so every ranking is the study's); the
+prediction is the mean vote v_j / m_j >= 0.5 (m_j the number of subsets holding j), RAkEL's rule.
+
+Classes are numbered in the order their labelset is first seen in the training rows, as
+scikit-multilearn's LabelPowerset does (a multi-class SVM breaks vote ties by class order, so the
+order is part of the method).
+"""
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils import check_random_state
+from sklearn.utils._available_if import available_if
+
+from mlbench.methods.base import SVC_GRID, MultiLabelClassifier
+from mlbench.methods.components.binary import ConstantBinary, draw_seeds, scores_kind, seeded_base, uses
+from mlbench.methods.components.fast_tree import tree_base, tree_input
+from mlbench.methods.registry import register
+
+
+def first_seen_labelsets(Y):
+    """Distinct rows of ``Y`` in order of first appearance: (labelsets (m, L), row -> index (n,),
+    counts (m,))."""
+    Y = np.asarray(Y)
+    if Y.shape[0] == 0:
+        return Y[:0], np.zeros(0, dtype=int), np.zeros(0, dtype=int)
+    uniq, first, inverse, counts = np.unique(Y, axis=0, return_index=True, return_inverse=True,
+                                             return_counts=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return uniq[order], rank[np.ravel(inverse)], counts[order]
+
+
+def pruned_sets_transform(Y, pruning_value=0, max_subsets=0):
+    """MEKA's PS transformation of the 0/1 matrix ``Y`` (see the module docstring).
+
+    Returns ``(rows, classes, labelsets, p)``: training row indices (a row may repeat), their class
+    numbers, the kept labelsets (n_classes, L) and the pruning value used.  ``pruning_value=0``
+    and ``max_subsets=0`` give the plain label powerset.
+    """
+    combos, inverse, counts = first_seen_labelsets(Y)
+    p = int(pruning_value)
+    keep = counts > p
+    while p > 0 and keep.sum() <= 1:
+        p -= 1
+        keep = counts > p
+    class_of = np.full(combos.shape[0], -1)
+    class_of[keep] = np.arange(int(keep.sum()))
+    kept = combos[keep]
+    row_class = class_of[inverse]
+    rows = [np.flatnonzero(row_class >= 0)]
+    classes = [row_class[rows[0]]]
+    if max_subsets > 0 and not keep.all():
+        sizes = kept.sum(axis=1)
+        # best first: larger labelsets, then more frequent ones, then first seen
+        rank = np.lexsort((np.arange(kept.shape[0]), -counts[keep], -sizes))
+        for j in np.flatnonzero(~keep):
+            outside = 1 - combos[j]
+            subsets = [c for c in rank if sizes[c] > 0 and not np.any(kept[c] & outside)]
+            chosen = subsets[:max_subsets]
+            if not chosen:
+                continue
+            members = np.flatnonzero(inverse == j)
+            for c in chosen:
+                rows.append(members)
+                classes.append(np.full(members.size, c))
+    return np.concatenate(rows), np.concatenate(classes), kept, p
+
+
+class PowersetModel:
+    """One (pruned) label-powerset classifier on the labels ``labels``."""
+
+    def __init__(self, labels, estimator, labelsets, pruning_value):
+        self.labels = labels
+        self.estimator = estimator
+        self.labelsets = labelsets          # (n_classes, k) 0/1, row c = the labelset of class c
+        self.pruning_value = pruning_value  # the value used (MEKA lowers it if it kept <= 1 set)
+
+    @classmethod
+    def fit(cls, X, Y, labels, pruning_value, max_subsets, base, base_params, seed):
+        rows, classes, labelsets, p = pruned_sets_transform(Y[:, labels], pruning_value,
+                                                            max_subsets)
+        if labelsets.shape[0] == 1:
+            est = ConstantBinary(value=0).fit(X[rows], classes)
+        else:
+            est = seeded_base(base, base_params, seed).fit(X[rows], classes)
+        return cls(labels, est, labelsets, p)
+
+    def predict(self, X):
+        """The labelset of the predicted class, (n, k) 0/1."""
+        return self.labelsets[np.asarray(self.estimator.predict(X), dtype=int)]
+
+    def marginals(self, X):
+        """sum_k P(class k | x) [label in labelset k] for each label, (n, k)."""
+        if isinstance(self.estimator, ConstantBinary):
+            only = self.labelsets[0].astype(np.float64)
+            return np.broadcast_to(only, (X.shape[0], only.size)).copy()
+        proba = self.estimator.predict_proba(X)
+        return proba @ self.labelsets[np.asarray(self.estimator.classes_, dtype=int)]
+
+
+def _check_int(name, value, low):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+
+
+class PrunedSets(MultiLabelClassifier):
+    """Label powerset with MEKA's pruning (PS); LP when ``pruning_value=0``, ``max_subsets=0``.
+
+    Parameters
+    ----------
+    pruning_value : int, default 0
+        p: labelsets seen at most p times are pruned (0: none, plain LP).
+    max_subsets : int, default 0
+        n: a pruned row comes back once for each of its n best frequent subsets (0: dropped).
+    predict_rule : "labelset" or "threshold", default "labelset"
+        ``"labelset"`` (LP, MEKA's PS): the labelset of the predicted class.  ``"threshold"``
+        (MEKA's PSt): labels whose marginal score reaches ``threshold``; needs a base learner
+        with ``predict_proba``.
+    base : str or estimator, default "svc"
+        The multi-class learner (the study: SMO with an RBF kernel, ``svc``).
+    base_params : dict or None
+        Parameters of a named base learner, e.g. ``{"C": 8.0, "gamma": 0.125}``.
+    threshold : float, default 0.5
+        Threshold of the marginal scores under ``predict_rule="threshold"``.
+    random_state : int, RandomState or None
+        Seeds the base learner.
+
+    ``predict_proba`` (base with probabilities): the marginals of the class posterior; the
+    attribute ``pruning_value_`` is the pruning value used.
+    """
+
+    def __init__(self, *, pruning_value=0, max_subsets=0, predict_rule="labelset", base="svc",
+                 base_params=None, threshold=0.5, random_state=None):
+        self.pruning_value = pruning_value
+        self.max_subsets = max_subsets
+        self.predict_rule = predict_rule
+        self.base = base
+        self.base_params = base_params
+        self.threshold = threshold
+        self.random_state = random_state
+
+    def fit(self, X, Y):
+        X, Y = self._validate_fit(X, Y)
+        _check_int("pruning_value", self.pruning_value, 0)
+        _check_int("max_subsets", self.max_subsets, 0)
+        if self.predict_rule not in ("labelset", "threshold"):
+            raise ValueError(f"predict_rule must be 'labelset' or 'threshold', "
+                             f"got {self.predict_rule!r}")
+        if self.predict_rule == "threshold" and scores_kind(self.base, self.base_params) != "proba":
+            raise ValueError("predict_rule='threshold' needs a base learner with predict_proba")
+        base, base_params = tree_base(self.base, self.base_params)
+        self.base_learner_ = base
+        X = tree_input(X, base)
+        seed = draw_seeds(self.random_state, 1)[0]
+        self.model_ = PowersetModel.fit(X, Y, np.arange(Y.shape[1]), self.pruning_value,
+                                        self.max_subsets, base, base_params, seed)
+        self.pruning_value_ = self.model_.pruning_value
+        self.threshold_ = self.threshold
+        self.fit_info_ = {"n_classes": int(self.model_.labelsets.shape[0]),
+                          "pruning_value": int(self.pruning_value_)}
+        return self
+
+    @available_if(uses("proba"))
+    def predict_proba(self, X):
+        """Marginal score of each label, sum_k P(class k | x) [j in y_k], shape (n, L)."""
+        X = tree_input(self._validate_predict(X), self.base_learner_)
+        return self.model_.marginals(X)
+
+    def predict(self, X):
+        """The predicted labelset (``"labelset"``) or the marginals >= threshold, (n, L) 0/1."""
+        if self.predict_rule == "threshold":
+            return (self.predict_proba(X) >= self.threshold_).astype(int)
+        X = tree_input(self._validate_predict(X), self.base_learner_)
+        return self.model_.predict(X).astype(int)
+
+
+class EnsemblePrunedSets(MultiLabelClassifier):
+    """EPS: ``n_estimators`` PS models on random subsets of the rows, votes averaged.
+
+    Parameters
+    ----------
+    n_estimators : int, default 10
+        m, the number of PS models (the study: 10).
+    sample_fraction : float, default 0.7
+        Each model's rows: the first floor(fraction * n) of a random permutation (MEKA's
+        ``EnsembleML -P 70``).
+    pruning_value, max_subsets : int
+        PS's p and n for every model (the study's grid: p in {1, 2, 3}, n in {0, 3}).
+    base, base_params
+        Multi-class learner of each PS model (the study: J48 unpruned, ``-U -M 2``, here ``c45``
+        with ``min_samples_leaf=2``).
+    threshold : float, default 0.5
+        Predict a label when its mean vote reaches it.
+    random_state : int, RandomState or None
+        Draws the row subsets and seeds the base learners.
+    """
+
+    @property
+    def _estimator_checks(self):
+        return {"xfail": {
+            "check_classifiers_multilabel_output_format_predict_proba":
+                "scores are mean 0/1 votes, exactly 0 or 1 when all models agree; the check wants "
+                "the open interval (0, 1)"}}
+
+    def __init__(self, *, n_estimators=10, sample_fraction=0.7, pruning_value=1, max_subsets=0,
+                 base="c45", base_params=None, threshold=0.5, random_state=None):
+        self.n_estimators = n_estimators
+        self.sample_fraction = sample_fraction
+        self.pruning_value = pruning_value
+        self.max_subsets = max_subsets
+        self.base = base
+        self.base_params = base_params
+        self.threshold = threshold
+        self.random_state = random_state
+
+    def fit(self, X, Y):
+        X, Y = self._validate_fit(X, Y)
+        _check_int("n_estimators", self.n_estimators, 1)
+        _check_int("pruning_value", self.pruning_value, 0)
+        _check_int("max_subsets", self.max_subsets, 0)
+        if not 0.0 < float(self.sample_fraction) <= 1.0:
+            raise ValueError(f"sample_fraction must be in (0, 1], got {self.sample_fraction!r}")
+        rng = check_random_state(self.random_state)
+        n = X.shape[0]
+        size = max(1, int(n * float(self.sample_fraction)))
+        base, base_params = tree_base(self.base, self.base_params)
+        self.base_learner_ = base
+        X = tree_input(X, base)
+        labels = np.arange(Y.shape[1])
+        self.estimators_ = []
+        for seed in draw_seeds(rng, self.n_estimators):
+            rows = np.sort(check_random_state(seed).permutation(n)[:size])
+            self.estimators_.append(PowersetModel.fit(X[rows], Y[rows], labels, self.pruning_value,
+                                                      self.max_subsets, base, base_params, seed))
+        self.threshold_ = self.threshold
+        self.fit_info_ = {"pruning_values": [int(m.pruning_value) for m in self.estimators_]}
+        return self
+
+    def predict_proba(self, X):
+        """Mean 0/1 vote of the models per label, shape (n, L)."""
+        X = tree_input(self._validate_predict(X), self.base_learner_)
+        total = np.zeros((X.shape[0], self.n_labels_))
+        for model in self.estimators_:
+            total += model.predict(X)
+        return total / len(self.estimators_)
+
+
+class RAkELPrunedSets(MultiLabelClassifier):
+    """MEKA's RAkEL (the study's ``RAkEL2``): PS on ``n_models`` random k-labelsets.
+
+    Parameters
+    ----------
+    labelset_size : int or "half", default 3
+        k (capped at L); ``"half"`` is max(1, floor(L / 2)) (the study's grid: k in {3, L/2}).
+    n_models : int or None, default 10
+        M; None is min(100, 2L) (the study's grid: M in {10, min(100, 2L)}).
+    pruning_value, max_subsets : int, default 1 and 0
+        PS's p and n on every subset (the study: p = 1, n = 0).
+    base, base_params
+        Multi-class learner of each PS model (the study: ``svc``).
+    threshold : float, default 0.5
+        Predict label j when its mean vote v_j / m_j reaches it.
+    random_state : int, RandomState or None
+        Draws the labelsets and seeds the base learners.
+
+    ``predict_proba`` is v_j / M (see the module docstring); ``fit_info_["uncovered_labels"]``
+    counts the labels that no subset holds (score 0, never predicted).
+    """
+
+    @property
+    def _estimator_checks(self):
+        return {"xfail": {
+            "check_classifiers_multilabel_output_format_predict_proba":
+                "scores are vote counts over M, exactly 0 for a label no model votes for; the "
+                "check wants the open interval (0, 1)"}}
+
+    def __init__(self, *, labelset_size=3, n_models=10, pruning_value=1, max_subsets=0,
+                 base="svc", base_params=None, threshold=0.5, random_state=None):
+        self.labelset_size = labelset_size
+        self.n_models = n_models
+        self.pruning_value = pruning_value
+        self.max_subsets = max_subsets
+        self.base = base
+        self.base_params = base_params
+        self.threshold = threshold
+        self.random_state = random_state
+
+    def fit(self, X, Y):
+        X, Y = self._validate_fit(X, Y)
+        L = Y.shape[1]
+        if self.labelset_size == "half":
+            k = max(1, L // 2)
+        else:
+            _check_int("labelset_size", self.labelset_size, 1)
+            k = min(int(self.labelset_size), L)
+        if self.n_models is None:
+            m = min(100, 2 * L)
+        else:
+            _check_int("n_models", self.n_models, 1)
+            m = int(self.n_models)
+        _check_int("pruning_value", self.pruning_value, 0)
+        _check_int("max_subsets", self.max_subsets, 0)
+        rng = check_random_state(self.random_state)
+        self.labelsets_ = np.array([np.sort(rng.choice(L, size=k, replace=False))
+                                    for _ in range(m)], dtype=int).reshape(m, k)
+        base, base_params = tree_base(self.base, self.base_params)
+        self.base_learner_ = base
+        X = tree_input(X, base)
+        self.estimators_ = [PowersetModel.fit(X, Y, labels, self.pruning_value, self.max_subsets,
+                                              base, base_params, seed)
+                            for labels, seed in zip(self.labelsets_, draw_seeds(rng, m))]
+        self.n_votes_ = np.bincount(self.labelsets_.ravel(), minlength=L)
+        self.threshold_ = self.threshold
+        self.fit_info_ = {"n_models": m, "labelset_size": k,
+                          "uncovered_labels": int(np.sum(self.n_votes_ == 0))}
+        return self
+
+    def _votes(self, X):
+        X = tree_input(self._validate_predict(X), self.base_learner_)
+        votes = np.zeros((X.shape[0], self.n_labels_))
+        for model in self.estimators_:
+            votes[:, model.labels] += model.predict(X)
+        return votes
+
+    def predict_proba(self, X):
+        """Vote count of each label over the number of models M, shape (n, L)."""
+        return self._votes(X) / len(self.estimators_)
+
+    def predict(self, X):
+        """Labels whose mean vote over the subsets holding them reaches ``threshold``."""
+        mean = self._votes(X) / np.maximum(self.n_votes_, 1)
+        return ((mean >= self.threshold_) & (self.n_votes_ > 0)).astype(int)
+
+
+_STUDY = "Bogatinovski et al. 2022"
+register("lp", PrunedSets, family="transformation", paper="bogatinovski2022",
+         params={"pruning_value": 0, "max_subsets": 0, "predict_rule": "labelset", "base": "svc"},
+         grid={"base_params": SVC_GRID},
+         description=f"label powerset with an RBF SVC ({_STUDY}: MEKA LC with SMO, C x gamma grid)")
+register("pst", PrunedSets, family="transformation", paper="bogatinovski2022",
+         params={"pruning_value": 1, "max_subsets": 0, "predict_rule": "threshold", "base": "svc"},
+         grid={"pruning_value": [1, 2, 3], "max_subsets": [0, 3], "base_params": SVC_GRID},
+         description=f"pruned sets with marginal scores, RBF SVC ({_STUDY}: MEKA PSt with SMO)")
+register("eps", EnsemblePrunedSets, family="transformation", paper="bogatinovski2022",
+         params={"n_estimators": 10, "sample_fraction": 0.7, "pruning_value": 1, "max_subsets": 0,
+                 "base": "c45", "base_params": {"min_samples_leaf": 2}},
+         grid={"pruning_value": [1, 2, 3], "max_subsets": [0, 3]},
+         description=f"ensemble of 10 pruned-sets models on 70 % row subsets, C4.5 trees "
+                     f"({_STUDY}: MEKA EnsembleML of PS with J48 -U -M 2)")
+register("rakel2", RAkELPrunedSets, family="transformation", paper="bogatinovski2022",
+         params={"labelset_size": 3, "n_models": 10, "pruning_value": 1, "max_subsets": 0,
+                 "base": "svc"},
+         grid={"labelset_size": [3, "half"], "n_models": [10, None], "base_params": SVC_GRID},
+         description=f"RAkEL with pruned sets on M random k-labelsets, RBF SVC ({_STUDY}: MEKA "
+                     "RAkEL -P 1 -N 0 with SMO)")
