@@ -1,0 +1,197 @@
+"""The label-set methods of the Bogatinovski et al. (2022) study: br, lp, pst, eps, rakel2.
+
+References: scikit-multilearn 0.2.0 (LabelPowerset; MajorityVotingClassifier over fixed
+labelsets = RAkEL-o's voting) and scikit-learn (one SVC per label; ClassifierChain), each with
+the same RBF SVC, on a fixed split of emotions.  scikit-multilearn-ng is not installed (it
+shares the import name); 0.2.0 is the reference.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.svm import SVC
+
+from mlbench.methods import registry
+from mlbench.methods.base import SVC_GRID, make_base_learner
+from mlbench.methods.transformation.br import BinaryRelevance
+from mlbench.methods.transformation.pruned_sets import (EnsemblePrunedSets, PrunedSets, RAkELPrunedSets,
+                                                        first_seen_labelsets, pruned_sets_transform)
+from mlbench.testing import check_method
+
+STUDY = ("br", "lp", "pst", "eps", "rakel2")
+
+# labelsets: A = {0,1} x3, B = {0} x2, C = {2} x2, D = {0,1,2} x1, E = {0,2} x1, F = {} x1
+Y_PS = np.array([[1, 1, 0], [1, 0, 0], [1, 1, 0], [0, 0, 1], [1, 1, 1], [1, 0, 0], [1, 1, 0],
+                 [0, 0, 1], [1, 0, 1], [0, 0, 0]])
+
+
+def _dense(A):
+    return A.toarray() if hasattr(A, "toarray") else np.asarray(A)
+
+
+def _emotions_split(mirror, tmp_path):
+    from sklearn.preprocessing import StandardScaler
+
+    from mlbench.data import load_dataset
+
+    ds = load_dataset("emotions", data_dir=tmp_path, mirror=mirror)
+    perm = np.random.RandomState(0).permutation(ds.n_instances)
+    tr, te = perm[:300], perm[300:]
+    scaler = StandardScaler().fit(ds.X[tr])
+    return scaler.transform(ds.X[tr]), ds.Y[tr], scaler.transform(ds.X[te]), ds.Y[te]
+
+
+# -- the PS transformation (MEKA's PSUtils.PSTransformation) ---------------------------------------
+def test_first_seen_labelsets_keeps_order_of_appearance():
+    combos, inverse, counts = first_seen_labelsets(Y_PS)
+    np.testing.assert_array_equal(combos[:3], [[1, 1, 0], [1, 0, 0], [0, 0, 1]])
+    np.testing.assert_array_equal(counts, [3, 2, 2, 1, 1, 1])
+    np.testing.assert_array_equal(combos[inverse], Y_PS)
+
+
+def test_pruning_drops_infrequent_labelsets_without_reintroduction():
+    rows, classes, kept, p = pruned_sets_transform(Y_PS, pruning_value=1, max_subsets=0)
+    assert p == 1
+    np.testing.assert_array_equal(kept, [[1, 1, 0], [1, 0, 0], [0, 0, 1]])   # count > 1
+    np.testing.assert_array_equal(rows, [0, 1, 2, 3, 5, 6, 7])
+    np.testing.assert_array_equal(kept[classes], Y_PS[rows])
+
+
+def test_pruned_rows_come_back_with_their_best_frequent_subsets():
+    rows, classes, kept, _ = pruned_sets_transform(Y_PS, pruning_value=1, max_subsets=2)
+    extra = [(r, tuple(kept[c])) for r, c in zip(rows[7:], classes[7:])]
+    # {0,1,2}: subsets {0,1} (size 2), then {0} and {2} (size 1, both count 2: first seen wins)
+    # {0,2}: {0} then {2}; the empty labelset has no non-empty frequent subset
+    assert extra == [(4, (1, 1, 0)), (4, (1, 0, 0)), (8, (1, 0, 0)), (8, (0, 0, 1))]
+    rows1, classes1, _, _ = pruned_sets_transform(Y_PS, pruning_value=1, max_subsets=1)
+    assert [(r, tuple(kept[c])) for r, c in zip(rows1[7:], classes1[7:])] == \
+        [(4, (1, 1, 0)), (8, (1, 0, 0))]
+
+
+def test_too_much_pruning_lowers_the_pruning_value():
+    # counts 3, 2, 2, 1, 1, 1: p = 5, 4, 3 keep nothing and p = 2 one labelset; p = 1 keeps three
+    _, _, kept, p = pruned_sets_transform(Y_PS, pruning_value=5)
+    assert p == 1 and kept.shape[0] == 3
+
+
+def test_zero_pruning_is_the_label_powerset():
+    rows, classes, kept, p = pruned_sets_transform(Y_PS)
+    assert p == 0 and kept.shape[0] == 6
+    np.testing.assert_array_equal(rows, np.arange(len(Y_PS)))
+    np.testing.assert_array_equal(kept[classes], Y_PS)
+
+
+# -- the contract ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", STUDY)
+def test_study_method_meets_the_contract(name):
+    spec = registry.get(name)
+    assert spec.paper == "bogatinovski2022"
+    found = check_method(registry.make(name, random_state=0))
+    assert found["scores"] == "predict_proba" and found["random_state"]
+
+
+def test_svc_base_and_study_grid():
+    est = make_base_learner("svc", random_state=3, C=8.0, gamma=0.125)
+    assert isinstance(est, SVC) and est.kernel == "rbf" and est.C == 8.0 and est.gamma == 0.125
+    assert len(SVC_GRID) == 90 and SVC_GRID[0] == {"C": 2.0 ** -5, "gamma": 2.0 ** -15}
+    assert SVC_GRID[-1] == {"C": 2.0 ** 13, "gamma": 2.0 ** 1}
+
+
+def test_pst_scores_are_class_posterior_marginals():
+    rng = np.random.RandomState(1)
+    X = rng.normal(size=(60, 4))
+    Y = (X[:, :3] > 0).astype(int)
+    est = PrunedSets(pruning_value=1, predict_rule="threshold", random_state=0).fit(X, Y)
+    clf, sets = est.model_.estimator, est.model_.labelsets
+    expected = clf.predict_proba(X) @ sets[clf.classes_]
+    np.testing.assert_allclose(est.predict_proba(X), expected)
+    np.testing.assert_array_equal(est.predict(X), (expected >= 0.5).astype(int))
+    lp = PrunedSets(random_state=0).fit(X, Y)                     # LP: the arg-max class's set
+    np.testing.assert_array_equal(lp.predict(X), lp.model_.labelsets[lp.model_.estimator.predict(X)])
+
+
+def test_threshold_rule_needs_probabilities():
+    X, Y = np.random.RandomState(0).normal(size=(20, 3)), np.eye(2, dtype=int)[np.arange(20) % 2]
+    with pytest.raises(ValueError, match="predict_proba"):
+        PrunedSets(predict_rule="threshold", base="svm").fit(X, Y)
+    with pytest.raises(ValueError, match="pruning_value"):
+        PrunedSets(pruning_value=-1).fit(X, Y)
+
+
+def test_eps_members_use_seventy_percent_of_the_rows():
+    rng = np.random.RandomState(2)
+    X = rng.normal(size=(50, 4))
+    Y = (X[:, :3] + 0.3 * rng.normal(size=(50, 3)) > 0).astype(int)
+    est = EnsemblePrunedSets(n_estimators=4, random_state=0).fit(X, Y)
+    assert len(est.estimators_) == 4
+    votes = np.mean([m.predict(X) for m in est.estimators_], axis=0)
+    np.testing.assert_allclose(est.predict_proba(X), votes)
+    np.testing.assert_array_equal(est.predict(X), (votes >= 0.5).astype(int))
+
+
+def test_rakel2_study_sizes_and_vote_scores():
+    rng = np.random.RandomState(3)
+    X = rng.normal(size=(60, 4))
+    Y = (X @ rng.normal(size=(4, 8)) > 0).astype(int)
+    est = RAkELPrunedSets(labelset_size="half", n_models=None, random_state=0).fit(X, Y)
+    assert est.labelsets_.shape == (16, 4)                       # M = min(100, 2L), k = L / 2
+    votes = np.zeros(Y.shape)
+    for m in est.estimators_:
+        votes[:, m.labels] += m.predict(X)
+    np.testing.assert_allclose(est.predict_proba(X), votes / 16)
+    mean = votes / np.maximum(est.n_votes_, 1)
+    np.testing.assert_array_equal(est.predict(X), ((mean >= 0.5) & (est.n_votes_ > 0)).astype(int))
+
+
+# -- references ----------------------------------------------------------------------------------------
+@pytest.mark.mirror
+@pytest.mark.slow
+def test_lp_equals_scikit_multilearn_label_powerset(mirror, tmp_path):
+    from skmultilearn.problem_transform import LabelPowerset
+
+    Xtr, Ytr, Xte, _ = _emotions_split(mirror, tmp_path)
+    params = {"C": 2.0, "gamma": 2.0 ** -5}
+    ours = registry.make("lp", random_state=0, base_params=params).fit(Xtr, Ytr)
+    ref = LabelPowerset(classifier=SVC(**params), require_dense=[True, True]).fit(Xtr, Ytr)
+    np.testing.assert_array_equal(ours.predict(Xte), _dense(ref.predict(Xte)))
+
+
+@pytest.mark.mirror
+@pytest.mark.slow
+def test_rakel2_without_pruning_equals_scikit_multilearn_voting(mirror, tmp_path):
+    """MEKA's RAkEL with p = 0 is RAkEL-o's vote over the same labelsets; scikit-multilearn
+    rounds a mean vote of exactly 1/2 to 0 (numpy's round half to even) where RAkEL (and
+    mlbench) predict the label, so those cells are checked apart."""
+    from skmultilearn.cluster import FixedLabelSpaceClusterer
+    from skmultilearn.ensemble import MajorityVotingClassifier
+    from skmultilearn.problem_transform import LabelPowerset
+
+    Xtr, Ytr, Xte, _ = _emotions_split(mirror, tmp_path)
+    params = {"C": 2.0, "gamma": 2.0 ** -5}
+    ours = RAkELPrunedSets(labelset_size=3, n_models=8, pruning_value=0, base_params=params,
+                           random_state=0).fit(Xtr, Ytr)
+    ref = MajorityVotingClassifier(
+        classifier=LabelPowerset(classifier=SVC(**params), require_dense=[True, True]),
+        clusterer=FixedLabelSpaceClusterer(clusters=[list(s) for s in ours.labelsets_]),
+        require_dense=[True, True]).fit(Xtr, Ytr)
+    got, want = ours.predict(Xte), _dense(ref.predict(Xte))
+    votes = ours.predict_proba(Xte) * len(ours.estimators_)
+    tie = votes == ours.n_votes_ / 2
+    np.testing.assert_array_equal(got[~tie], want[~tie])
+    assert np.all(got[tie] == 1) and np.all(want[tie] == 0)
+
+
+@pytest.mark.mirror
+@pytest.mark.slow
+def test_br_and_cc_with_svc_equal_scikit_learn(mirror, tmp_path):
+    from sklearn.multioutput import ClassifierChain as SkChain
+
+    Xtr, Ytr, Xte, _ = _emotions_split(mirror, tmp_path)
+    params = {"C": 8.0, "gamma": 2.0 ** -7}
+    br = BinaryRelevance(base="svc", base_params=params, random_state=0).fit(Xtr, Ytr)
+    want = np.column_stack([SVC(**params).fit(Xtr, Ytr[:, l]).predict(Xte)
+                            for l in range(Ytr.shape[1])])
+    np.testing.assert_array_equal(br.predict(Xte), want)
+    cc = registry.make("cc", random_state=0, base="svc", base_params=params).fit(Xtr, Ytr)
+    ref = SkChain(SVC(**params), order=list(range(Ytr.shape[1]))).fit(Xtr, Ytr)
+    np.testing.assert_array_equal(cc.predict(Xte), ref.predict(Xte).astype(int))
