@@ -123,10 +123,9 @@ LR_CV_CS = (1e-4, 1e-3, 0.01, 0.1, 1.0, 10.0, 100.0)
 
 #: the study of Bogatinovski et al. (2022) tunes SMO's C and the RBF kernel's gamma over these
 #: powers of two (``code/code/execution_script.py``: ``2 ** j for j in range(-5, 15, 2)`` and
-#: ``range(-15, 3, 2)``): 10 x 9 = 90 pairs, the grid of ``base_params`` for base ``svc``
+#: ``range(-15, 3, 2)``): 10 x 9 = 90 pairs; its methods take them as parameters ``C``, ``gamma``
 SVC_CS = tuple(2.0 ** j for j in range(-5, 15, 2))
 SVC_GAMMAS = tuple(2.0 ** j for j in range(-15, 3, 2))
-SVC_GRID = [{"C": c, "gamma": g} for c in SVC_CS for g in SVC_GAMMAS]
 
 
 def recorded_base_params(base, base_params):

@@ -12,7 +12,7 @@ import pytest
 from sklearn.svm import SVC
 
 from mlbench.methods import registry
-from mlbench.methods.base import SVC_GRID, make_base_learner
+from mlbench.methods.base import SVC_CS, SVC_GAMMAS, make_base_learner
 from mlbench.methods.transformation.br import BinaryRelevance
 from mlbench.methods.transformation.pruned_sets import (EnsemblePrunedSets, PrunedSets, RAkELPrunedSets,
                                                         first_seen_labelsets, pruned_sets_transform)
@@ -50,7 +50,7 @@ def test_first_seen_labelsets_keeps_order_of_appearance():
 
 
 def test_pruning_drops_infrequent_labelsets_without_reintroduction():
-    rows, classes, kept, p = pruned_sets_transform(Y_PS, pruning_value=1, max_subsets=0)
+    rows, classes, kept, p = pruned_sets_transform(Y_PS, pruning=1, max_subsets=0)
     assert p == 1
     np.testing.assert_array_equal(kept, [[1, 1, 0], [1, 0, 0], [0, 0, 1]])   # count > 1
     np.testing.assert_array_equal(rows, [0, 1, 2, 3, 5, 6, 7])
@@ -58,19 +58,19 @@ def test_pruning_drops_infrequent_labelsets_without_reintroduction():
 
 
 def test_pruned_rows_come_back_with_their_best_frequent_subsets():
-    rows, classes, kept, _ = pruned_sets_transform(Y_PS, pruning_value=1, max_subsets=2)
+    rows, classes, kept, _ = pruned_sets_transform(Y_PS, pruning=1, max_subsets=2)
     extra = [(r, tuple(kept[c])) for r, c in zip(rows[7:], classes[7:])]
     # {0,1,2}: subsets {0,1} (size 2), then {0} and {2} (size 1, both count 2: first seen wins)
     # {0,2}: {0} then {2}; the empty labelset has no non-empty frequent subset
     assert extra == [(4, (1, 1, 0)), (4, (1, 0, 0)), (8, (1, 0, 0)), (8, (0, 0, 1))]
-    rows1, classes1, _, _ = pruned_sets_transform(Y_PS, pruning_value=1, max_subsets=1)
+    rows1, classes1, _, _ = pruned_sets_transform(Y_PS, pruning=1, max_subsets=1)
     assert [(r, tuple(kept[c])) for r, c in zip(rows1[7:], classes1[7:])] == \
         [(4, (1, 1, 0)), (8, (1, 0, 0))]
 
 
 def test_too_much_pruning_lowers_the_pruning_value():
     # counts 3, 2, 2, 1, 1, 1: p = 5, 4, 3 keep nothing and p = 2 one labelset; p = 1 keeps three
-    _, _, kept, p = pruned_sets_transform(Y_PS, pruning_value=5)
+    _, _, kept, p = pruned_sets_transform(Y_PS, pruning=5)
     assert p == 1 and kept.shape[0] == 3
 
 
@@ -93,15 +93,58 @@ def test_study_method_meets_the_contract(name):
 def test_svc_base_and_study_grid():
     est = make_base_learner("svc", random_state=3, C=8.0, gamma=0.125)
     assert isinstance(est, SVC) and est.kernel == "rbf" and est.C == 8.0 and est.gamma == 0.125
-    assert len(SVC_GRID) == 90 and SVC_GRID[0] == {"C": 2.0 ** -5, "gamma": 2.0 ** -15}
-    assert SVC_GRID[-1] == {"C": 2.0 ** 13, "gamma": 2.0 ** 1}
+    assert SVC_CS == tuple(2.0 ** j for j in (-5, -3, -1, 1, 3, 5, 7, 9, 11, 13))
+    assert SVC_GAMMAS == tuple(2.0 ** j for j in (-15, -13, -11, -9, -7, -5, -3, -1, 1))
+    assert registry.get("br").grid == {"C": list(SVC_CS), "gamma": list(SVC_GAMMAS)}
+
+
+@pytest.mark.parametrize("make", [
+    lambda **kw: BinaryRelevance(base="svc", **kw),
+    lambda **kw: registry.make("cc", base="svc", **kw),
+    lambda **kw: registry.make("clr", base="svc", **kw),
+    lambda **kw: registry.make("homer", base="svc", node="lp", n_children=2, **kw),
+    lambda **kw: PrunedSets(**kw),
+    lambda **kw: RAkELPrunedSets(n_labelsets=4, **kw),
+])
+def test_flat_C_and_gamma_reach_the_svc(make):
+    """The protocol searches C and gamma as the method's own parameters: the same model as
+    base_params, and a different one from the default."""
+    rng = np.random.RandomState(4)
+    X = rng.normal(size=(70, 4))
+    Y = (X @ rng.normal(size=(4, 4)) + 0.5 * rng.normal(size=(70, 4)) > 0).astype(int)
+    flat = make(C=100.0, gamma=2.0, random_state=0).fit(X, Y)
+    nested = make(base_params={"C": 100.0, "gamma": 2.0}, random_state=0).fit(X, Y)
+    default = make(random_state=0).fit(X, Y)
+    np.testing.assert_array_equal(flat.predict(X), nested.predict(X))
+    assert not np.array_equal(flat.predict(X), default.predict(X))
+
+
+def test_homer_lp_nodes_follow_the_predicted_meta_labelset():
+    from mlbench.methods.transformation.homer import HOMER
+
+    rng = np.random.RandomState(5)
+    X = rng.normal(size=(120, 5))
+    Y = (X @ rng.normal(size=(5, 7)) > 0.5).astype(int)
+    Y[:, 6] = 0                                         # a label never seen: an empty group
+    est = HOMER(n_children=3, node="lp", base="svc", random_state=0).fit(X, Y)
+    root = est.root_
+    sets = root.models.predict(X)                       # the root's LP: one meta-labelset per row
+    assert sets.shape == (120, len(root.children))
+    pred = est.predict(X)
+    for c, child in enumerate(root.children):           # a label is predicted only below a reached child
+        assert np.all(pred[:, child.labels][sets[:, c] == 0] == 0)
+    assert np.all(pred[:, 6] == 0) and pred.sum() > 0
+    proba = est.predict_proba(X)
+    assert np.all((proba >= 0) & (proba <= 1))
+    with pytest.raises(Exception, match="node must be"):
+        HOMER(node="cc").fit(X, Y)
 
 
 def test_pst_scores_are_class_posterior_marginals():
     rng = np.random.RandomState(1)
     X = rng.normal(size=(60, 4))
     Y = (X[:, :3] > 0).astype(int)
-    est = PrunedSets(pruning_value=1, predict_rule="threshold", random_state=0).fit(X, Y)
+    est = PrunedSets(pruning=1, predict_rule="threshold", random_state=0).fit(X, Y)
     clf, sets = est.model_.estimator, est.model_.labelsets
     expected = clf.predict_proba(X) @ sets[clf.classes_]
     np.testing.assert_allclose(est.predict_proba(X), expected)
@@ -114,8 +157,8 @@ def test_threshold_rule_needs_probabilities():
     X, Y = np.random.RandomState(0).normal(size=(20, 3)), np.eye(2, dtype=int)[np.arange(20) % 2]
     with pytest.raises(ValueError, match="predict_proba"):
         PrunedSets(predict_rule="threshold", base="svm").fit(X, Y)
-    with pytest.raises(ValueError, match="pruning_value"):
-        PrunedSets(pruning_value=-1).fit(X, Y)
+    with pytest.raises(ValueError, match="pruning must be"):
+        PrunedSets(pruning=-1).fit(X, Y)
 
 
 def test_eps_members_use_seventy_percent_of_the_rows():
@@ -133,7 +176,7 @@ def test_rakel2_study_sizes_and_vote_scores():
     rng = np.random.RandomState(3)
     X = rng.normal(size=(60, 4))
     Y = (X @ rng.normal(size=(4, 8)) > 0).astype(int)
-    est = RAkELPrunedSets(labelset_size="half", n_models=None, random_state=0).fit(X, Y)
+    est = RAkELPrunedSets(labelset_size="half", n_labelsets=None, random_state=0).fit(X, Y)
     assert est.labelsets_.shape == (16, 4)                       # M = min(100, 2L), k = L / 2
     votes = np.zeros(Y.shape)
     for m in est.estimators_:
@@ -151,7 +194,7 @@ def test_lp_equals_scikit_multilearn_label_powerset(mirror, tmp_path):
 
     Xtr, Ytr, Xte, _ = _emotions_split(mirror, tmp_path)
     params = {"C": 2.0, "gamma": 2.0 ** -5}
-    ours = registry.make("lp", random_state=0, base_params=params).fit(Xtr, Ytr)
+    ours = registry.make("lp", random_state=0, **params).fit(Xtr, Ytr)
     ref = LabelPowerset(classifier=SVC(**params), require_dense=[True, True]).fit(Xtr, Ytr)
     np.testing.assert_array_equal(ours.predict(Xte), _dense(ref.predict(Xte)))
 
@@ -168,8 +211,8 @@ def test_rakel2_without_pruning_equals_scikit_multilearn_voting(mirror, tmp_path
 
     Xtr, Ytr, Xte, _ = _emotions_split(mirror, tmp_path)
     params = {"C": 2.0, "gamma": 2.0 ** -5}
-    ours = RAkELPrunedSets(labelset_size=3, n_models=8, pruning_value=0, base_params=params,
-                           random_state=0).fit(Xtr, Ytr)
+    ours = RAkELPrunedSets(labelset_size=3, n_labelsets=8, pruning=0, random_state=0,
+                           **params).fit(Xtr, Ytr)
     ref = MajorityVotingClassifier(
         classifier=LabelPowerset(classifier=SVC(**params), require_dense=[True, True]),
         clusterer=FixedLabelSpaceClusterer(clusters=[list(s) for s in ours.labelsets_]),
@@ -188,10 +231,10 @@ def test_br_and_cc_with_svc_equal_scikit_learn(mirror, tmp_path):
 
     Xtr, Ytr, Xte, _ = _emotions_split(mirror, tmp_path)
     params = {"C": 8.0, "gamma": 2.0 ** -7}
-    br = BinaryRelevance(base="svc", base_params=params, random_state=0).fit(Xtr, Ytr)
+    br = registry.make("br", random_state=0, **params).fit(Xtr, Ytr)
     want = np.column_stack([SVC(**params).fit(Xtr, Ytr[:, l]).predict(Xte)
                             for l in range(Ytr.shape[1])])
     np.testing.assert_array_equal(br.predict(Xte), want)
-    cc = registry.make("cc", random_state=0, base="svc", base_params=params).fit(Xtr, Ytr)
+    cc = registry.make("cc", random_state=0, base="svc", **params).fit(Xtr, Ytr)
     ref = SkChain(SVC(**params), order=list(range(Ytr.shape[1]))).fit(Xtr, Ytr)
     np.testing.assert_array_equal(cc.predict(Xte), ref.predict(Xte).astype(int))

@@ -60,6 +60,16 @@ def seeded_base(base, base_params, seed):
     return est
 
 
+def with_C_gamma(base_params, C=None, gamma=None):
+    """``base_params`` with a method's flat ``C`` and ``gamma`` on top (``None``: not given).
+
+    The study protocol (bogatinovski2022) searches the SVC's C and gamma as parameters of the
+    method itself; a method that has them passes them to its base learner through this.
+    """
+    extra = {k: v for k, v in (("C", C), ("gamma", gamma)) if v is not None}
+    return {**(base_params or {}), **extra} if extra else base_params
+
+
 def draw_seeds(random_state, n):
     """``n`` integer seeds drawn from ``check_random_state(random_state)``."""
     return check_random_state(random_state).randint(_SEED_MAX, size=n)

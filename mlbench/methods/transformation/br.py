@@ -5,16 +5,17 @@ that learns h_l : X -> {0, 1} for each label l separately from the pairs (x_i, y
 is the vector (h_1(x), ..., h_L(x)).  The SOSHF, MC and I-MTSL papers use it as a baseline with a
 linear SVM, a random forest and L2 logistic regression as ``h_l``.  ``br`` is the configuration of
 Bogatinovski et al. (2022): MEKA's BR with Weka's SMO, an RBF kernel and C x gamma tuned over
-``SVC_GRID`` (base ``svc``: scikit-learn's SVC with Platt probabilities).
+``SVC_CS`` x ``SVC_GAMMAS`` (base ``svc``: scikit-learn's SVC with Platt probabilities).
 """
 from __future__ import annotations
 
 import numpy as np
 from sklearn.utils._available_if import available_if
 
-from mlbench.methods.base import SVC_GRID, MultiLabelClassifier, check_multilabel_Y
+from mlbench.methods.base import SVC_CS, SVC_GAMMAS, MultiLabelClassifier, check_multilabel_Y
 from mlbench.methods.components.binary import (C_GRID, binary_scores, cv_chosen_C, draw_seeds, fit_binary,
-                                               label_log_likelihood, scores_kind, uses)
+                                               label_log_likelihood, scores_kind, uses,
+                                               with_C_gamma)
 from mlbench.methods.registry import register
 
 
@@ -27,6 +28,9 @@ class BinaryRelevance(MultiLabelClassifier):
         Base learner name (see :func:`make_base_learner`) or a scikit-learn binary classifier.
     base_params : dict or None
         Parameters for a named base learner (e.g. ``{"C": 0.1}``).
+    C, gamma : float or None
+        The base learner's C and gamma on top of ``base_params`` (None: not given); the study
+        protocol searches them.
     random_state : int, RandomState or None
         Seeds every per-label learner.
 
@@ -36,9 +40,11 @@ class BinaryRelevance(MultiLabelClassifier):
     ``fit_info_["C"]`` lists each label's C when the base chose one by cross-validation (``lr-cv``).
     """
 
-    def __init__(self, *, base="lr", base_params=None, random_state=None):
+    def __init__(self, *, base="lr", base_params=None, C=None, gamma=None, random_state=None):
         self.base = base
         self.base_params = base_params
+        self.C = C
+        self.gamma = gamma
         self.random_state = random_state
 
     @property
@@ -54,7 +60,8 @@ class BinaryRelevance(MultiLabelClassifier):
         self.scores_kind_ = scores_kind(self.base, self.base_params)
         self.threshold_ = 0.5 if self.scores_kind_ == "proba" else 0.0
         seeds = draw_seeds(self.random_state, Y.shape[1])
-        self.estimators_ = [fit_binary(self.base, self.base_params, X, Y[:, l], seeds[l])
+        base_params = with_C_gamma(self.base_params, self.C, self.gamma)
+        self.estimators_ = [fit_binary(self.base, base_params, X, Y[:, l], seeds[l])
                             for l in range(Y.shape[1])]
         chosen = cv_chosen_C(self.estimators_)
         self.fit_info_ = {"C": chosen} if chosen else {}
@@ -106,6 +113,6 @@ register("br-rf", BinaryRelevance, family="transformation", paper="platform",
          params={"base": "rf"},
          description="binary relevance, a random forest (100 trees) per label")
 register("br", BinaryRelevance, family="transformation", paper="bogatinovski2022",
-         params={"base": "svc"}, grid={"base_params": SVC_GRID},
+         params={"base": "svc"}, grid={"C": list(SVC_CS), "gamma": list(SVC_GAMMAS)},
          description="binary relevance, an RBF SVC per label (Bogatinovski et al. 2022: MEKA BR "
                      "with SMO, C x gamma grid)")

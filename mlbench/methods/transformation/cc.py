@@ -18,7 +18,7 @@ from sklearn.utils._available_if import available_if
 
 from mlbench.methods.base import MultiLabelClassifier, check_multilabel_Y
 from mlbench.methods.registry import register
-from mlbench.methods.components.binary import C_GRID, binary_scores, cv_chosen_C, draw_seeds, fit_binary, label_log_likelihood, scores_kind, seeded_base, uses
+from mlbench.methods.components.binary import C_GRID, binary_scores, cv_chosen_C, draw_seeds, fit_binary, label_log_likelihood, scores_kind, seeded_base, uses, with_C_gamma
 
 
 def chain_order(order, n_labels, random_state):
@@ -75,6 +75,9 @@ class ClassifierChain(MultiLabelClassifier):
         Binary base learner (name for :func:`make_base_learner`, or an estimator).
     base_params : dict or None
         Parameters for a named base learner.
+    C, gamma : float or None
+        The base learner's C and gamma on top of ``base_params`` (None: not given); the study
+        protocol (bogatinovski2022, base ``svc``) searches them.
     order : "label", "random" or sequence of int, default "label"
         Chain order: label order, a permutation drawn from ``random_state``, or given explicitly.
     random_state : int, RandomState or None
@@ -84,9 +87,12 @@ class ClassifierChain(MultiLabelClassifier):
     cross-validation (``lr-cv``).
     """
 
-    def __init__(self, *, base="lr", base_params=None, order="label", random_state=None):
+    def __init__(self, *, base="lr", base_params=None, C=None, gamma=None, order="label",
+                 random_state=None):
         self.base = base
         self.base_params = base_params
+        self.C = C
+        self.gamma = gamma
         self.order = order
         self.random_state = random_state
 
@@ -97,6 +103,7 @@ class ClassifierChain(MultiLabelClassifier):
         self.order_ = chain_order(self.order, L, rng)
         self.scores_kind_ = scores_kind(self.base, self.base_params)
         self.threshold_ = 0.5 if self.scores_kind_ == "proba" else 0.0
+        base_params = with_C_gamma(self.base_params, self.C, self.gamma)
         seeds = draw_seeds(rng, L)
         Yo = Y[:, self.order_].astype(np.float64)
         inputs = _known_prefixes(X, Yo)
@@ -105,9 +112,9 @@ class ClassifierChain(MultiLabelClassifier):
         for j, Xj in enumerate(inputs):
             y = Y[:, self.order_[j]]
             if prefixes is None or np.all(y == y[0]):
-                est = fit_binary(self.base, self.base_params, Xj, y, seeds[j])
+                est = fit_binary(self.base, base_params, Xj, y, seeds[j])
             else:
-                est = seeded_base(self.base, self.base_params, seeds[j]).fit_prefixes(prefixes, y)
+                est = seeded_base(self.base, base_params, seeds[j]).fit_prefixes(prefixes, y)
             self.estimators_.append(est)
             if prefixes is not None:
                 prefixes.append(Yo[:, j])

@@ -31,20 +31,27 @@ import numpy as np
 
 from mlbench.methods.base import MultiLabelClassifier
 from mlbench.methods.registry import register
-from mlbench.methods.components.binary import draw_seeds, fit_binary
+from mlbench.methods.components.binary import draw_seeds, fit_binary, with_C_gamma
 from mlbench.methods.components.fast_tree import tree_base, tree_input
 
 
 class CalibratedLabelRanking(MultiLabelClassifier):
-    """CLR with binary base learner ``base`` (name or estimator) and ``base_params``."""
+    """CLR with binary base learner ``base`` (name or estimator) and ``base_params``.
+
+    ``C`` and ``gamma`` (None: not given) go to the base learner on top of ``base_params``: the
+    study protocol (bogatinovski2022: MULAN's CLR with SMO, RBF kernel) runs ``base="svc"`` and
+    searches them.
+    """
 
     #: 2: MULAN's standard-voting output (score = votes / L; a label tied with the calibration
     #: label counts as relevant), issue 40
     algorithm_version = 2
 
-    def __init__(self, *, base="tree", base_params=None, random_state=None):
+    def __init__(self, *, base="tree", base_params=None, C=None, gamma=None, random_state=None):
         self.base = base
         self.base_params = base_params
+        self.C = C
+        self.gamma = gamma
         self.random_state = random_state
 
     def fit(self, X, Y):
@@ -52,7 +59,7 @@ class CalibratedLabelRanking(MultiLabelClassifier):
         L = Y.shape[1]
         pairs = list(itertools.combinations(range(L), 2))
         seeds = draw_seeds(self.random_state, L + len(pairs))
-        base, base_params = tree_base(self.base, self.base_params)  # same trees, faster
+        base, base_params = tree_base(self.base, with_C_gamma(self.base_params, self.C, self.gamma))
         self.base_learner_ = base
         X = tree_input(X, base)
         self.calibration_ = [fit_binary(base, base_params, X, Y[:, i], seeds[i])

@@ -19,6 +19,13 @@ members' mean; ``n_iter`` iterations (10).
 
 Scores (for ranking measures): the product of the predicted meta-label probabilities along the path
 from the root to the label's leaf; ``predict`` is the hard descent above (every step >= 0.5).
+
+``node="lp"`` trains a label powerset (LP, classes = the meta-labelsets seen at the node) instead of
+BR at every internal node, as MULAN's ``HOMER`` with ``LabelPowerset`` does - the configuration of
+Bogatinovski et al. (2022): balanced clustering, k in {2, ..., 6} (fewer for L < 7), LP with
+Weka's SMO and an RBF kernel (base ``svc``).  A row then reaches the children in the LP's
+predicted meta-labelset, and a meta-label's probability is its marginal under the LP's class
+posterior (sum of the probabilities of the classes holding it).
 With ``base="tree"`` the node classifiers' entropy trees are grown by
 :class:`~mlbench.methods.components.fast_tree.EntropyTree` (scikit-learn's tree, faster).
 """
@@ -32,8 +39,10 @@ from sklearn.utils import check_random_state
 from mlbench.errors import ConfigError
 from mlbench.methods.base import MultiLabelClassifier
 from mlbench.methods.registry import register
-from mlbench.methods.components.binary import binary_scores, draw_seeds, fit_binary, scores_kind
+from mlbench.methods.components.binary import (binary_scores, draw_seeds, fit_binary, scores_kind,
+                                               with_C_gamma)
 from mlbench.methods.components.fast_tree import tree_base, tree_input
+from mlbench.methods.transformation.pruned_sets import PowersetModel
 
 
 def balanced_kmeans(V, k, rng, n_iter=10):
@@ -65,7 +74,9 @@ class _Node:
 
 
 class HOMER(MultiLabelClassifier):
-    """HOMER with ``n_children`` (k = 4) children per node and BR(``base``) at each node."""
+    """HOMER with ``n_children`` (k = 4) children per node and BR(``base``) (or, with
+    ``node="lp"``, LP(``base``)) at each node; ``C`` and ``gamma`` (None: not given) go to the
+    base learner on top of ``base_params`` (the study protocol searches them)."""
 
     _estimator_checks = {"xfail": {
         "check_classifier_multioutput":
@@ -73,21 +84,26 @@ class HOMER(MultiLabelClassifier):
         "check_classifiers_multilabel_output_format_predict_proba":
         "tree-based scores reach exactly 0 and 1; the check wants the open interval (0, 1)"}}
 
-    def __init__(self, *, n_children=4, n_iter=10, base="tree", base_params=None,
-                 random_state=None):
+    def __init__(self, *, n_children=4, n_iter=10, node="br", base="tree", base_params=None,
+                 C=None, gamma=None, random_state=None):
         self.n_children = n_children
         self.n_iter = n_iter
+        self.node = node
         self.base = base
         self.base_params = base_params
+        self.C = C
+        self.gamma = gamma
         self.random_state = random_state
 
     def fit(self, X, Y):
         X, Y = self._validate_fit(X, Y)
         if int(self.n_children) < 2:
             raise ConfigError(f"n_children must be at least 2, got {self.n_children!r}")
+        if self.node not in ("br", "lp"):
+            raise ConfigError(f"node must be 'br' or 'lp', got {self.node!r}")
         rng = check_random_state(self.random_state)
         self.kind_ = scores_kind(self.base, self.base_params)
-        self.base_learner_ = tree_base(self.base, self.base_params)  # same trees, faster
+        self.base_learner_ = tree_base(self.base, with_C_gamma(self.base_params, self.C, self.gamma))
         X = tree_input(X, self.base_learner_[0])
         self.root_ = self._build(X, Y, np.arange(Y.shape[1]), np.arange(X.shape[0]), rng)
         return self
@@ -106,10 +122,14 @@ class HOMER(MultiLabelClassifier):
             V = Y[:, labels].T.astype(np.float64)
             groups = [labels[g] for g in balanced_kmeans(V, k, rng, int(self.n_iter))]
         seeds = draw_seeds(rng, len(groups))
-        for g, seed in zip(groups, seeds):
-            meta = Y[np.ix_(rows, g)].any(axis=1).astype(int)
-            node.models.append(fit_binary(*self.base_learner_, X[rows], meta, seed))
-            sub = rows[meta.astype(bool)]
+        metas = np.column_stack([Y[np.ix_(rows, g)].any(axis=1) for g in groups]).astype(int)
+        if self.node == "lp":
+            node.models = PowersetModel.fit(X[rows], metas, np.arange(len(groups)), 0, 0,
+                                            *self.base_learner_, seeds[0])
+        for c, (g, seed) in enumerate(zip(groups, seeds)):
+            if self.node == "br":
+                node.models.append(fit_binary(*self.base_learner_, X[rows], metas[:, c], seed))
+            sub = rows[metas[:, c].astype(bool)]
             node.children.append(self._build(X, Y, g, sub, rng))
         return node
 
@@ -125,6 +145,13 @@ class HOMER(MultiLabelClassifier):
                 hard[idx, node.labels[0]] = reached
                 continue
             if idx.size == 0:
+                continue
+            if isinstance(node.models, PowersetModel):
+                sets = node.models.predict(X[idx])
+                probs = (node.models.marginals(X[idx]) if self.kind_ == "proba"
+                         else sets.astype(np.float64))
+                for c, child in enumerate(node.children):
+                    stack.append((child, idx, path * probs[:, c], reached & (sets[:, c] == 1)))
                 continue
             for child, est in zip(node.children, node.models):
                 s = binary_scores(est, X[idx], self.kind_)

@@ -44,8 +44,9 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils._available_if import available_if
 
-from mlbench.methods.base import SVC_GRID, MultiLabelClassifier
-from mlbench.methods.components.binary import ConstantBinary, draw_seeds, scores_kind, seeded_base, uses
+from mlbench.methods.base import SVC_CS, SVC_GAMMAS, MultiLabelClassifier
+from mlbench.methods.components.binary import (ConstantBinary, draw_seeds, scores_kind, seeded_base,
+                                               uses, with_C_gamma)
 from mlbench.methods.components.fast_tree import tree_base, tree_input
 from mlbench.methods.registry import register
 
@@ -64,15 +65,15 @@ def first_seen_labelsets(Y):
     return uniq[order], rank[np.ravel(inverse)], counts[order]
 
 
-def pruned_sets_transform(Y, pruning_value=0, max_subsets=0):
+def pruned_sets_transform(Y, pruning=0, max_subsets=0):
     """MEKA's PS transformation of the 0/1 matrix ``Y`` (see the module docstring).
 
     Returns ``(rows, classes, labelsets, p)``: training row indices (a row may repeat), their class
-    numbers, the kept labelsets (n_classes, L) and the pruning value used.  ``pruning_value=0``
+    numbers, the kept labelsets (n_classes, L) and the pruning value used.  ``pruning=0``
     and ``max_subsets=0`` give the plain label powerset.
     """
     combos, inverse, counts = first_seen_labelsets(Y)
-    p = int(pruning_value)
+    p = int(pruning)
     keep = counts > p
     while p > 0 and keep.sum() <= 1:
         p -= 1
@@ -103,17 +104,19 @@ def pruned_sets_transform(Y, pruning_value=0, max_subsets=0):
 class PowersetModel:
     """One (pruned) label-powerset classifier on the labels ``labels``."""
 
-    def __init__(self, labels, estimator, labelsets, pruning_value):
+    def __init__(self, labels, estimator, labelsets, pruning):
         self.labels = labels
         self.estimator = estimator
         self.labelsets = labelsets          # (n_classes, k) 0/1, row c = the labelset of class c
-        self.pruning_value = pruning_value  # the value used (MEKA lowers it if it kept <= 1 set)
+        self.pruning = pruning  # the value used (MEKA lowers it if it kept <= 1 set)
 
     @classmethod
-    def fit(cls, X, Y, labels, pruning_value, max_subsets, base, base_params, seed):
-        rows, classes, labelsets, p = pruned_sets_transform(Y[:, labels], pruning_value,
+    def fit(cls, X, Y, labels, pruning, max_subsets, base, base_params, seed):
+        rows, classes, labelsets, p = pruned_sets_transform(Y[:, labels], pruning,
                                                             max_subsets)
-        if labelsets.shape[0] == 1:
+        if labelsets.shape[0] == 0:  # no training row: predict the empty labelset
+            labelsets = np.zeros((1, len(labels)), dtype=Y.dtype)
+        if labelsets.shape[0] <= 1:
             est = ConstantBinary(value=0).fit(X[rows], classes)
         else:
             est = seeded_base(base, base_params, seed).fit(X[rows], classes)
@@ -138,11 +141,11 @@ def _check_int(name, value, low):
 
 
 class PrunedSets(MultiLabelClassifier):
-    """Label powerset with MEKA's pruning (PS); LP when ``pruning_value=0``, ``max_subsets=0``.
+    """Label powerset with MEKA's pruning (PS); LP when ``pruning=0``, ``max_subsets=0``.
 
     Parameters
     ----------
-    pruning_value : int, default 0
+    pruning : int, default 0
         p: labelsets seen at most p times are pruned (0: none, plain LP).
     max_subsets : int, default 0
         n: a pruned row comes back once for each of its n best frequent subsets (0: dropped).
@@ -153,45 +156,50 @@ class PrunedSets(MultiLabelClassifier):
     base : str or estimator, default "svc"
         The multi-class learner (the study: SMO with an RBF kernel, ``svc``).
     base_params : dict or None
-        Parameters of a named base learner, e.g. ``{"C": 8.0, "gamma": 0.125}``.
+        Parameters of a named base learner, e.g. ``{"kernel": "linear"}``.
+    C, gamma : float or None
+        The base learner's C and gamma on top of ``base_params`` (None: not given); the study
+        protocol searches them.
     threshold : float, default 0.5
         Threshold of the marginal scores under ``predict_rule="threshold"``.
     random_state : int, RandomState or None
         Seeds the base learner.
 
     ``predict_proba`` (base with probabilities): the marginals of the class posterior; the
-    attribute ``pruning_value_`` is the pruning value used.
+    attribute ``pruning_`` is the pruning value used.
     """
 
-    def __init__(self, *, pruning_value=0, max_subsets=0, predict_rule="labelset", base="svc",
-                 base_params=None, threshold=0.5, random_state=None):
-        self.pruning_value = pruning_value
+    def __init__(self, *, pruning=0, max_subsets=0, predict_rule="labelset", base="svc",
+                 base_params=None, C=None, gamma=None, threshold=0.5, random_state=None):
+        self.pruning = pruning
         self.max_subsets = max_subsets
         self.predict_rule = predict_rule
         self.base = base
         self.base_params = base_params
+        self.C = C
+        self.gamma = gamma
         self.threshold = threshold
         self.random_state = random_state
 
     def fit(self, X, Y):
         X, Y = self._validate_fit(X, Y)
-        _check_int("pruning_value", self.pruning_value, 0)
+        _check_int("pruning", self.pruning, 0)
         _check_int("max_subsets", self.max_subsets, 0)
         if self.predict_rule not in ("labelset", "threshold"):
             raise ValueError(f"predict_rule must be 'labelset' or 'threshold', "
                              f"got {self.predict_rule!r}")
         if self.predict_rule == "threshold" and scores_kind(self.base, self.base_params) != "proba":
             raise ValueError("predict_rule='threshold' needs a base learner with predict_proba")
-        base, base_params = tree_base(self.base, self.base_params)
+        base, base_params = tree_base(self.base, with_C_gamma(self.base_params, self.C, self.gamma))
         self.base_learner_ = base
         X = tree_input(X, base)
         seed = draw_seeds(self.random_state, 1)[0]
-        self.model_ = PowersetModel.fit(X, Y, np.arange(Y.shape[1]), self.pruning_value,
+        self.model_ = PowersetModel.fit(X, Y, np.arange(Y.shape[1]), self.pruning,
                                         self.max_subsets, base, base_params, seed)
-        self.pruning_value_ = self.model_.pruning_value
+        self.pruning_ = self.model_.pruning
         self.threshold_ = self.threshold
         self.fit_info_ = {"n_classes": int(self.model_.labelsets.shape[0]),
-                          "pruning_value": int(self.pruning_value_)}
+                          "pruning": int(self.pruning_)}
         return self
 
     @available_if(uses("proba"))
@@ -218,7 +226,7 @@ class EnsemblePrunedSets(MultiLabelClassifier):
     sample_fraction : float, default 0.7
         Each model's rows: the first floor(fraction * n) of a random permutation (MEKA's
         ``EnsembleML -P 70``).
-    pruning_value, max_subsets : int
+    pruning, max_subsets : int
         PS's p and n for every model (the study's grid: p in {1, 2, 3}, n in {0, 3}).
     base, base_params
         Multi-class learner of each PS model (the study: J48 unpruned, ``-U -M 2``, here ``c45``
@@ -236,11 +244,11 @@ class EnsemblePrunedSets(MultiLabelClassifier):
                 "scores are mean 0/1 votes, exactly 0 or 1 when all models agree; the check wants "
                 "the open interval (0, 1)"}}
 
-    def __init__(self, *, n_estimators=10, sample_fraction=0.7, pruning_value=1, max_subsets=0,
+    def __init__(self, *, n_estimators=10, sample_fraction=0.7, pruning=1, max_subsets=0,
                  base="c45", base_params=None, threshold=0.5, random_state=None):
         self.n_estimators = n_estimators
         self.sample_fraction = sample_fraction
-        self.pruning_value = pruning_value
+        self.pruning = pruning
         self.max_subsets = max_subsets
         self.base = base
         self.base_params = base_params
@@ -250,7 +258,7 @@ class EnsemblePrunedSets(MultiLabelClassifier):
     def fit(self, X, Y):
         X, Y = self._validate_fit(X, Y)
         _check_int("n_estimators", self.n_estimators, 1)
-        _check_int("pruning_value", self.pruning_value, 0)
+        _check_int("pruning", self.pruning, 0)
         _check_int("max_subsets", self.max_subsets, 0)
         if not 0.0 < float(self.sample_fraction) <= 1.0:
             raise ValueError(f"sample_fraction must be in (0, 1], got {self.sample_fraction!r}")
@@ -264,10 +272,10 @@ class EnsemblePrunedSets(MultiLabelClassifier):
         self.estimators_ = []
         for seed in draw_seeds(rng, self.n_estimators):
             rows = np.sort(check_random_state(seed).permutation(n)[:size])
-            self.estimators_.append(PowersetModel.fit(X[rows], Y[rows], labels, self.pruning_value,
+            self.estimators_.append(PowersetModel.fit(X[rows], Y[rows], labels, self.pruning,
                                                       self.max_subsets, base, base_params, seed))
         self.threshold_ = self.threshold
-        self.fit_info_ = {"pruning_values": [int(m.pruning_value) for m in self.estimators_]}
+        self.fit_info_ = {"pruning": [int(m.pruning) for m in self.estimators_]}
         return self
 
     def predict_proba(self, X):
@@ -280,18 +288,20 @@ class EnsemblePrunedSets(MultiLabelClassifier):
 
 
 class RAkELPrunedSets(MultiLabelClassifier):
-    """MEKA's RAkEL (the study's ``RAkEL2``): PS on ``n_models`` random k-labelsets.
+    """MEKA's RAkEL (the study's ``RAkEL2``): PS on ``n_labelsets`` random k-labelsets.
 
     Parameters
     ----------
     labelset_size : int or "half", default 3
         k (capped at L); ``"half"`` is max(1, floor(L / 2)) (the study's grid: k in {3, L/2}).
-    n_models : int or None, default 10
+    n_labelsets : int or None, default 10
         M; None is min(100, 2L) (the study's grid: M in {10, min(100, 2L)}).
-    pruning_value, max_subsets : int, default 1 and 0
+    pruning, max_subsets : int, default 1 and 0
         PS's p and n on every subset (the study: p = 1, n = 0).
     base, base_params
         Multi-class learner of each PS model (the study: ``svc``).
+    C, gamma : float or None
+        The base learner's C and gamma on top of ``base_params`` (None: not given).
     threshold : float, default 0.5
         Predict label j when its mean vote v_j / m_j reaches it.
     random_state : int, RandomState or None
@@ -308,14 +318,17 @@ class RAkELPrunedSets(MultiLabelClassifier):
                 "scores are vote counts over M, exactly 0 for a label no model votes for; the "
                 "check wants the open interval (0, 1)"}}
 
-    def __init__(self, *, labelset_size=3, n_models=10, pruning_value=1, max_subsets=0,
-                 base="svc", base_params=None, threshold=0.5, random_state=None):
+    def __init__(self, *, labelset_size=3, n_labelsets=10, pruning=1, max_subsets=0,
+                 base="svc", base_params=None, C=None, gamma=None, threshold=0.5,
+                 random_state=None):
         self.labelset_size = labelset_size
-        self.n_models = n_models
-        self.pruning_value = pruning_value
+        self.n_labelsets = n_labelsets
+        self.pruning = pruning
         self.max_subsets = max_subsets
         self.base = base
         self.base_params = base_params
+        self.C = C
+        self.gamma = gamma
         self.threshold = threshold
         self.random_state = random_state
 
@@ -327,25 +340,25 @@ class RAkELPrunedSets(MultiLabelClassifier):
         else:
             _check_int("labelset_size", self.labelset_size, 1)
             k = min(int(self.labelset_size), L)
-        if self.n_models is None:
+        if self.n_labelsets is None:
             m = min(100, 2 * L)
         else:
-            _check_int("n_models", self.n_models, 1)
-            m = int(self.n_models)
-        _check_int("pruning_value", self.pruning_value, 0)
+            _check_int("n_labelsets", self.n_labelsets, 1)
+            m = int(self.n_labelsets)
+        _check_int("pruning", self.pruning, 0)
         _check_int("max_subsets", self.max_subsets, 0)
         rng = check_random_state(self.random_state)
         self.labelsets_ = np.array([np.sort(rng.choice(L, size=k, replace=False))
                                     for _ in range(m)], dtype=int).reshape(m, k)
-        base, base_params = tree_base(self.base, self.base_params)
+        base, base_params = tree_base(self.base, with_C_gamma(self.base_params, self.C, self.gamma))
         self.base_learner_ = base
         X = tree_input(X, base)
-        self.estimators_ = [PowersetModel.fit(X, Y, labels, self.pruning_value, self.max_subsets,
+        self.estimators_ = [PowersetModel.fit(X, Y, labels, self.pruning, self.max_subsets,
                                               base, base_params, seed)
                             for labels, seed in zip(self.labelsets_, draw_seeds(rng, m))]
         self.n_votes_ = np.bincount(self.labelsets_.ravel(), minlength=L)
         self.threshold_ = self.threshold
-        self.fit_info_ = {"n_models": m, "labelset_size": k,
+        self.fit_info_ = {"n_labelsets": m, "labelset_size": k,
                           "uncovered_labels": int(np.sum(self.n_votes_ == 0))}
         return self
 
@@ -368,22 +381,24 @@ class RAkELPrunedSets(MultiLabelClassifier):
 
 _STUDY = "Bogatinovski et al. 2022"
 register("lp", PrunedSets, family="transformation", paper="bogatinovski2022",
-         params={"pruning_value": 0, "max_subsets": 0, "predict_rule": "labelset", "base": "svc"},
-         grid={"base_params": SVC_GRID},
+         params={"pruning": 0, "max_subsets": 0, "predict_rule": "labelset", "base": "svc"},
+         grid={"C": list(SVC_CS), "gamma": list(SVC_GAMMAS)},
          description=f"label powerset with an RBF SVC ({_STUDY}: MEKA LC with SMO, C x gamma grid)")
 register("pst", PrunedSets, family="transformation", paper="bogatinovski2022",
-         params={"pruning_value": 1, "max_subsets": 0, "predict_rule": "threshold", "base": "svc"},
-         grid={"pruning_value": [1, 2, 3], "max_subsets": [0, 3], "base_params": SVC_GRID},
+         params={"pruning": 1, "max_subsets": 0, "predict_rule": "threshold", "base": "svc"},
+         grid={"pruning": [1, 2, 3], "max_subsets": [0, 3], "C": list(SVC_CS),
+               "gamma": list(SVC_GAMMAS)},
          description=f"pruned sets with marginal scores, RBF SVC ({_STUDY}: MEKA PSt with SMO)")
 register("eps", EnsemblePrunedSets, family="transformation", paper="bogatinovski2022",
-         params={"n_estimators": 10, "sample_fraction": 0.7, "pruning_value": 1, "max_subsets": 0,
+         params={"n_estimators": 10, "sample_fraction": 0.7, "pruning": 1, "max_subsets": 0,
                  "base": "c45", "base_params": {"min_samples_leaf": 2}},
-         grid={"pruning_value": [1, 2, 3], "max_subsets": [0, 3]},
+         grid={"pruning": [1, 2, 3], "max_subsets": [0, 3]},
          description=f"ensemble of 10 pruned-sets models on 70 % row subsets, C4.5 trees "
                      f"({_STUDY}: MEKA EnsembleML of PS with J48 -U -M 2)")
 register("rakel2", RAkELPrunedSets, family="transformation", paper="bogatinovski2022",
-         params={"labelset_size": 3, "n_models": 10, "pruning_value": 1, "max_subsets": 0,
+         params={"labelset_size": 3, "n_labelsets": 10, "pruning": 1, "max_subsets": 0,
                  "base": "svc"},
-         grid={"labelset_size": [3, "half"], "n_models": [10, None], "base_params": SVC_GRID},
+         grid={"labelset_size": [3, "half"], "n_labelsets": [10, None], "C": list(SVC_CS),
+               "gamma": list(SVC_GAMMAS)},
          description=f"RAkEL with pruned sets on M random k-labelsets, RBF SVC ({_STUDY}: MEKA "
                      "RAkEL -P 1 -N 0 with SMO)")
