@@ -18,7 +18,7 @@ from mlbench.methods.transformation.pruned_sets import (EnsemblePrunedSets, Prun
                                                         first_seen_labelsets, pruned_sets_transform)
 from mlbench.testing import check_method
 
-STUDY = ("br", "lp", "pst", "eps", "rakel2")
+STUDY = ("br", "lp", "pst", "eps", "rakel2", "ssm")
 
 # labelsets: A = {0,1} x3, B = {0} x2, C = {2} x2, D = {0,1,2} x1, E = {0,2} x1, F = {} x1
 Y_PS = np.array([[1, 1, 0], [1, 0, 0], [1, 1, 0], [0, 0, 1], [1, 1, 1], [1, 0, 0], [1, 1, 0],
@@ -184,6 +184,35 @@ def test_rakel2_study_sizes_and_vote_scores():
     np.testing.assert_allclose(est.predict_proba(X), votes / 16)
     mean = votes / np.maximum(est.n_votes_, 1)
     np.testing.assert_array_equal(est.predict(X), ((mean >= 0.5) & (est.n_votes_ > 0)).astype(int))
+
+
+def test_nearest_labelsets_is_the_first_at_least_hamming_distance():
+    from mlbench.methods.transformation.subset_mapper import nearest_labelsets
+
+    rng = np.random.RandomState(6)
+    known = np.unique(rng.randint(0, 2, size=(15, 6)), axis=0)[::-1]
+    B = rng.randint(0, 2, size=(40, 6))
+    dist = np.abs(B[:, None, :] - known[None, :, :]).sum(axis=2)
+    np.testing.assert_array_equal(nearest_labelsets(B, known), np.argmin(dist, axis=1))
+    np.testing.assert_array_equal(nearest_labelsets(known, known), np.arange(len(known)))
+
+
+def test_subset_mapper_predicts_known_labelsets_only():
+    from mlbench.methods.transformation.subset_mapper import SubsetMapper
+
+    rng = np.random.RandomState(7)
+    X = rng.normal(size=(80, 5))
+    Y = (X @ rng.normal(size=(5, 5)) + rng.normal(size=(80, 5)) > 0.8).astype(int)
+    est = SubsetMapper(random_state=0).fit(X[:60], Y[:60])
+    pred = est.predict(X[60:])
+    known = {tuple(r) for r in Y[:60]}
+    assert all(tuple(r) in known for r in pred)
+    raw = (est.br_.predict_proba(X[60:]) >= 0.5).astype(int)
+    seen = np.array([tuple(r) in known for r in raw])
+    np.testing.assert_array_equal(pred[seen], raw[seen])          # a known output stays
+    dist = np.abs(raw[:, None, :] - est.labelsets_[None]).sum(axis=2)
+    np.testing.assert_array_equal(np.abs(pred - raw).sum(axis=1), dist.min(axis=1))
+    np.testing.assert_array_equal(est.predict_proba(X[60:]), pred)
 
 
 # -- references ----------------------------------------------------------------------------------------
