@@ -196,7 +196,8 @@ class PlattSVC(SVC):
     coupled by Wu, Lin & Weng's method - the calibration closest to Weka's SMO ``-M``, which also
     fits one sigmoid per pair and couples them) in favour of ``CalibratedClassifierCV``, which
     needs five rows of every class and so fails on the rare labelsets of a label powerset.  It is
-    removed in scikit-learn 1.11, hence the upper bound in pyproject.toml.
+    removed in scikit-learn 1.11, hence the upper bound in pyproject.toml.  A model loaded from a
+    read-only memory map predicts probabilities too (libsvm needs writeable arrays).
     """
 
     def fit(self, X, y, sample_weight=None):
@@ -204,6 +205,21 @@ class PlattSVC(SVC):
             warnings.filterwarnings("ignore", message="The `probability` parameter was deprecated",
                                     category=FutureWarning)
             return super().fit(X, y, sample_weight=sample_weight)
+
+    def _writeable(self):
+        """libsvm's predict_proba rejects read-only buffers: a model loaded from a read-only
+        memory map gets writeable copies of its fitted arrays (no change otherwise)."""
+        for name, value in list(vars(self).items()):
+            if isinstance(value, np.ndarray) and not value.flags.writeable:
+                setattr(self, name, value.copy())
+
+    def predict_proba(self, X):
+        self._writeable()
+        return super().predict_proba(X)
+
+    def predict_log_proba(self, X):
+        self._writeable()
+        return super().predict_log_proba(X)
 
 
 def as_2d_float(X):
