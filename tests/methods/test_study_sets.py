@@ -150,7 +150,9 @@ def test_pst_scores_are_class_posterior_marginals():
     np.testing.assert_allclose(est.predict_proba(X), expected)
     np.testing.assert_array_equal(est.predict(X), (expected >= 0.5).astype(int))
     lp = PrunedSets(random_state=0).fit(X, Y)                     # LP: the arg-max class's set
-    np.testing.assert_array_equal(lp.predict(X), lp.model_.labelsets[lp.model_.estimator.predict(X)])
+    sets = lp.model_.labelsets[lp.model_.estimator.predict(X)]
+    np.testing.assert_array_equal(lp.predict(X), sets)
+    np.testing.assert_array_equal(lp.predict_proba(X), sets)      # MEKA's LC output: 0/1
 
 
 def test_threshold_rule_needs_probabilities():

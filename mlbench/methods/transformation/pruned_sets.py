@@ -19,7 +19,8 @@ sets", ICDM 2008, as MEKA implements it (``meka.classifiers.multilabel.PS``, the
 PSt (Read, "A pruned problem transformation method for multi-label classification", NZCSRSC 2008)
 scores label j by the marginal of the class posterior, s_j(x) = sum_k P(class k | x) [j in y_k],
 and predicts the labels whose score reaches a threshold (so it can predict labelsets never seen
-in training); PS/LP predict the labelset of the arg-max class.
+in training); LP and PS predict the labelset of the arg-max class, which is also their 0/1
+score (MEKA's output).
 
 EPS (Read et al. 2008): m PS models, each trained on a random subset of the training rows drawn
 without replacement (MEKA's ``EnsembleML``, 70 % of the rows); the score of label j is the mean
@@ -42,11 +43,10 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.utils import check_random_state
-from sklearn.utils._available_if import available_if
 
 from mlbench.methods.base import SVC_CS, SVC_GAMMAS, MultiLabelClassifier
 from mlbench.methods.components.binary import (ConstantBinary, draw_seeds, scores_kind, seeded_base,
-                                               uses, with_C_gamma)
+                                               with_C_gamma)
 from mlbench.methods.components.fast_tree import tree_base, tree_input
 from mlbench.methods.registry import register
 
@@ -150,9 +150,10 @@ class PrunedSets(MultiLabelClassifier):
     max_subsets : int, default 0
         n: a pruned row comes back once for each of its n best frequent subsets (0: dropped).
     predict_rule : "labelset" or "threshold", default "labelset"
-        ``"labelset"`` (LP, MEKA's PS): the labelset of the predicted class.  ``"threshold"``
-        (MEKA's PSt): labels whose marginal score reaches ``threshold``; needs a base learner
-        with ``predict_proba``.
+        ``"labelset"`` (MEKA's LC and PS): predicts the labelset of the predicted class, and that
+        0/1 labelset is also the score (MEKA's output).  ``"threshold"`` (MEKA's PSt): the score
+        is the marginal of the class posterior and the labels whose score reaches ``threshold``
+        are predicted; needs a base learner with ``predict_proba``.
     base : str or estimator, default "svc"
         The multi-class learner (the study: SMO with an RBF kernel, ``svc``).
     base_params : dict or None
@@ -165,17 +166,16 @@ class PrunedSets(MultiLabelClassifier):
     random_state : int, RandomState or None
         Seeds the base learner.
 
-    ``predict_proba`` (base with probabilities): the marginals of the class posterior; the
-    attribute ``pruning_`` is the pruning value used.
+    The attribute ``pruning_`` is the pruning value used.
     """
 
     @property
     def _estimator_checks(self):
         if self.predict_rule != "labelset":
             return {}
-        return {"xfail": {"check_classifier_multioutput":
-                          "predict is the labelset of the predicted class, which need not equal "
-                          "the marginal scores rounded"}}
+        return {"xfail": {"check_classifiers_multilabel_output_format_predict_proba":
+                          "the scores are the predicted 0/1 labelset (MEKA's LC and PS); the "
+                          "check wants the open interval (0, 1)"}}
 
     def __init__(self, *, pruning=0, max_subsets=0, predict_rule="labelset", base="svc",
                  base_params=None, C=None, gamma=None, threshold=0.5, random_state=None):
@@ -193,6 +193,8 @@ class PrunedSets(MultiLabelClassifier):
         X, Y = self._validate_fit(X, Y)
         _check_int("pruning", self.pruning, 0)
         _check_int("max_subsets", self.max_subsets, 0)
+        if not 0.0 < float(self.threshold) <= 1.0:
+            raise ValueError(f"threshold must be in (0, 1], got {self.threshold!r}")
         if self.predict_rule not in ("labelset", "threshold"):
             raise ValueError(f"predict_rule must be 'labelset' or 'threshold', "
                              f"got {self.predict_rule!r}")
@@ -210,18 +212,17 @@ class PrunedSets(MultiLabelClassifier):
                           "pruning": int(self.pruning_)}
         return self
 
-    @available_if(uses("proba"))
     def predict_proba(self, X):
-        """Marginal score of each label, sum_k P(class k | x) [j in y_k], shape (n, L)."""
+        """The predicted 0/1 labelset (``"labelset"``) or each label's marginal score,
+        sum_k P(class k | x) [j in y_k] (``"threshold"``), shape (n, L)."""
         X = tree_input(self._validate_predict(X), self.base_learner_)
-        return self.model_.marginals(X)
+        if self.predict_rule == "threshold":
+            return self.model_.marginals(X)
+        return self.model_.predict(X).astype(np.float64)
 
     def predict(self, X):
         """The predicted labelset (``"labelset"``) or the marginals >= threshold, (n, L) 0/1."""
-        if self.predict_rule == "threshold":
-            return (self.predict_proba(X) >= self.threshold_).astype(int)
-        X = tree_input(self._validate_predict(X), self.base_learner_)
-        return self.model_.predict(X).astype(int)
+        return (self.predict_proba(X) >= self.threshold_).astype(int)
 
 
 class EnsemblePrunedSets(MultiLabelClassifier):
