@@ -59,7 +59,8 @@ class CalibratedLabelRanking(MultiLabelClassifier):
         L = Y.shape[1]
         pairs = list(itertools.combinations(range(L), 2))
         seeds = draw_seeds(self.random_state, L + len(pairs))
-        base, base_params = tree_base(self.base, with_C_gamma(self.base_params, self.C, self.gamma))
+        base_params = with_C_gamma(self.base_params, self.C, self.gamma)
+        base, base_params = tree_base(self.base, base_params)  # same trees, faster
         self.base_learner_ = base
         X = tree_input(X, base)
         self.calibration_ = [fit_binary(base, base_params, X, Y[:, i], seeds[i])

@@ -26,6 +26,7 @@ Bogatinovski et al. (2022): balanced clustering, k in {2, ..., 6} (fewer for L <
 Weka's SMO and an RBF kernel (base ``svc``).  A row then reaches the children in the LP's
 predicted meta-labelset, and a meta-label's probability is its marginal under the LP's class
 posterior (sum of the probabilities of the classes holding it).
+
 With ``base="tree"`` the node classifiers' entropy trees are grown by
 :class:`~mlbench.methods.components.fast_tree.EntropyTree` (scikit-learn's tree, faster).
 """
@@ -103,7 +104,8 @@ class HOMER(MultiLabelClassifier):
             raise ConfigError(f"node must be 'br' or 'lp', got {self.node!r}")
         rng = check_random_state(self.random_state)
         self.kind_ = scores_kind(self.base, self.base_params)
-        self.base_learner_ = tree_base(self.base, with_C_gamma(self.base_params, self.C, self.gamma))
+        base_params = with_C_gamma(self.base_params, self.C, self.gamma)
+        self.base_learner_ = tree_base(self.base, base_params)  # same trees, faster
         X = tree_input(X, self.base_learner_[0])
         self.root_ = self._build(X, Y, np.arange(Y.shape[1]), np.arange(X.shape[0]), rng)
         return self

@@ -1,0 +1,163 @@
+"""Fit + predict CPU time and peak memory of the study's label-set methods (Bogatinovski et al.
+2022: br, lp, rakel2, pst, eps, ssm) against scikit-learn / scikit-multilearn 0.2.0 doing the
+same algorithm with the same base learner.
+
+    MLBENCH_MIRROR=../shared/datasets .venv/bin/python benchmarks/bench_study_sets.py \
+        [--dataset bibtex] [--rows 600] [--methods br,lp,rakel2] [--C 8] [--gamma 0.0078125]
+
+The first ``--rows`` rows (two thirds fit, the rest predicted), features min-max scaled as the
+study protocol does.  The reference sides, each with ``SVC(kernel="rbf", probability=True)``:
+
+* ``br``: one scikit-learn ``SVC`` per label (labels constant in the fit part left out);
+* ``lp``: scikit-multilearn's ``LabelPowerset``;
+* ``rakel2``: with pruning 0 (no pruned sets, so the same algorithm), scikit-multilearn's
+  ``MajorityVotingClassifier`` over ``LabelPowerset`` with mlbench's labelsets;
+* ``pst``, ``eps``, ``ssm``: no counterpart (measured alone).
+
+CPU time goes through benchmarks/_harness.py (one thread, interleaved, repeated); peak memory is
+the growth of the resident set (``ru_maxrss``) of a fresh process that loads the data and runs
+one side.
+"""
+from __future__ import annotations
+
+import _harness
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+from mlbench.data import load_dataset
+from mlbench.methods import registry
+
+SEED = 0
+# the reference sides' SVC(probability=True) warns on every fit under scikit-learn 1.9
+warnings.filterwarnings("ignore", message="The `probability` parameter was deprecated")
+
+
+def data(name, rows):
+    ds = load_dataset(name)
+    X = ds.X.toarray() if sp.issparse(ds.X) else np.asarray(ds.X, dtype=np.float64)
+    Y = np.asarray(ds.Y.toarray() if sp.issparse(ds.Y) else ds.Y, dtype=np.int8)
+    X, Y = X[:rows], Y[:rows]
+    n = X.shape[0] * 2 // 3
+    lo, hi = X[:n].min(axis=0), X[:n].max(axis=0)
+    X = (X - lo) / np.where(hi > lo, hi - lo, 1.0)
+    keep = Y[:n].any(axis=0) & ~Y[:n].all(axis=0)
+    return X[:n], Y[:n][:, keep], X[n:]
+
+
+def sides(method, X, Y, Xt, a):
+    """(mlbench fit + predict, reference fit + predict or None), functions of no arguments."""
+    from sklearn.svm import SVC
+
+    svc = dict(C=a.C, gamma=a.gamma)
+
+    def ref_svc():
+        return SVC(probability=True, random_state=SEED, **svc)
+
+    if method == "br":
+        def ours():
+            return registry.make("br", random_state=SEED, **svc).fit(X, Y).predict(Xt)
+
+        def theirs():
+            return np.column_stack([ref_svc().fit(X, Y[:, l]).predict(Xt)
+                                    for l in range(Y.shape[1])])
+    elif method == "lp":
+        from skmultilearn.problem_transform import LabelPowerset
+
+        def ours():
+            return registry.make("lp", random_state=SEED, **svc).fit(X, Y).predict(Xt)
+
+        def theirs():
+            return LabelPowerset(classifier=ref_svc(), require_dense=[True, True]).fit(X, Y).predict(Xt)
+    elif method == "rakel2":
+        from skmultilearn.cluster import FixedLabelSpaceClusterer
+        from skmultilearn.ensemble import MajorityVotingClassifier
+        from skmultilearn.problem_transform import LabelPowerset
+
+        def model():
+            return registry.make("rakel2", random_state=SEED, pruning=0, **svc)
+
+        labelsets = [list(s) for s in model().fit(X[:50], Y[:50]).labelsets_]  # same draw
+
+        def ours():
+            return model().fit(X, Y).predict(Xt)
+
+        def theirs():
+            return MajorityVotingClassifier(
+                classifier=LabelPowerset(classifier=ref_svc(), require_dense=[True, True]),
+                clusterer=FixedLabelSpaceClusterer(clusters=labelsets),
+                require_dense=[True, True]).fit(X, Y).predict(Xt)
+    elif method in ("pst", "eps", "ssm"):
+        kw = svc if method == "pst" else {}
+
+        def ours():
+            return registry.make(method, random_state=SEED, **kw).fit(X, Y).predict_proba(Xt)
+        theirs = None
+    else:
+        raise SystemExit(f"unknown method {method!r}")
+    return ours, theirs
+
+
+def peak(method, side, path, a):
+    """Peak resident-set growth (MB) of one side in this fresh process."""
+    with np.load(path) as f:
+        X, Y, Xt = f["X"], f["Y"], f["Xt"]
+    ours, theirs = sides(method, X, Y, Xt, a)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    (ours if side == "mlbench" else theirs)()
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"peak_mb": (after - before) / 1024.0}))
+
+
+def main():
+    ap = _harness.parser(__doc__, repeats=3, warmup=1)
+    ap.add_argument("--dataset", default="bibtex")
+    ap.add_argument("--rows", type=int, default=600)
+    ap.add_argument("--methods", default="br,lp,rakel2,pst,eps,ssm")
+    ap.add_argument("--C", type=float, default=8.0)
+    ap.add_argument("--gamma", type=float, default=2.0 ** -7)
+    ap.add_argument("--peak", nargs=3, metavar=("METHOD", "SIDE", "NPZ"), help=argparse.SUPPRESS)
+    ap.add_argument("--memory-only", action="store_true", help="peak memory only, no timing")
+    a = ap.parse_args()
+    if a.quick:
+        a.dataset, a.rows = "emotions", 150
+    if a.peak:
+        return peak(*a.peak, a)
+    for method in a.methods.split(","):
+        X, Y, Xt = data(a.dataset, a.rows)
+        ours, theirs = sides(method, X, Y, Xt, a)
+        print(f"\n{method} on {a.dataset}: X {X.shape}, L {Y.shape[1]}", flush=True)
+        ref = "scikit-multilearn" if method in ("lp", "rakel2") else "scikit-learn"
+        fns = {"mlbench": ours} if theirs is None else {"mlbench": ours, ref: theirs}
+        if not a.memory_only:
+            out = _harness.compare_many(f"{method} fit+predict", fns, **_harness.timing(a))
+            if theirs is not None:
+                got = np.asarray(out.results["mlbench"])
+                want = out.results[ref]
+                want = want.toarray() if hasattr(want, "toarray") else np.asarray(want)
+                print(f"   same outputs {np.mean(np.isclose(got, want)):.4%}"
+                      + (" (a mean vote of exactly 1/2: RAkEL predicts the label, scikit-multilearn"
+                         " rounds it to 0)" if method == "rakel2" else ""), flush=True)
+        tmp = tempfile.NamedTemporaryFile(suffix=".npz", delete=False)
+        np.savez(tmp, X=X, Y=Y, Xt=Xt)
+        tmp.close()
+        for side in fns:
+            args = [sys.executable, __file__, "--peak", method, side, tmp.name,
+                    f"--dataset={a.dataset}", f"--rows={a.rows}", f"--C={a.C}", f"--gamma={a.gamma}"]
+            out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
+            print(f"  peak memory {side:17s} {json.loads(out.splitlines()[-1])['peak_mb']:9.1f} MB",
+                  flush=True)
+        os.unlink(tmp.name)
+
+
+if __name__ == "__main__":
+    main()
