@@ -135,6 +135,15 @@ class PowersetModel:
         return proba @ self.labelsets[np.asarray(self.estimator.classes_, dtype=int)]
 
 
+def predict_only(base, base_params):
+    """``base_params`` for a base learner whose probabilities are never used: the ``svc`` base
+    without Platt scaling (its 5-fold internal fits cost about five times the SVM itself, and its
+    pairwise coupling is quadratic in the number of classes; ``predict`` does not depend on it)."""
+    if isinstance(base, str) and base == "svc" and "probability" not in (base_params or {}):
+        return {**(base_params or {}), "probability": False}
+    return base_params
+
+
 def _check_int(name, value, low):
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
         raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
@@ -200,7 +209,10 @@ class PrunedSets(MultiLabelClassifier):
                              f"got {self.predict_rule!r}")
         if self.predict_rule == "threshold" and scores_kind(self.base, self.base_params) != "proba":
             raise ValueError("predict_rule='threshold' needs a base learner with predict_proba")
-        base, base_params = tree_base(self.base, with_C_gamma(self.base_params, self.C, self.gamma))
+        base_params = with_C_gamma(self.base_params, self.C, self.gamma)
+        if self.predict_rule == "labelset":
+            base_params = predict_only(self.base, base_params)
+        base, base_params = tree_base(self.base, base_params)
         self.base_learner_ = base
         X = tree_input(X, base)
         seed = draw_seeds(self.random_state, 1)[0]
@@ -274,7 +286,7 @@ class EnsemblePrunedSets(MultiLabelClassifier):
         rng = check_random_state(self.random_state)
         n = X.shape[0]
         size = max(1, int(n * float(self.sample_fraction)))
-        base, base_params = tree_base(self.base, self.base_params)
+        base, base_params = tree_base(self.base, predict_only(self.base, self.base_params))
         self.base_learner_ = base
         X = tree_input(X, base)
         labels = np.arange(Y.shape[1])
@@ -359,7 +371,8 @@ class RAkELPrunedSets(MultiLabelClassifier):
         rng = check_random_state(self.random_state)
         self.labelsets_ = np.array([np.sort(rng.choice(L, size=k, replace=False))
                                     for _ in range(m)], dtype=int).reshape(m, k)
-        base, base_params = tree_base(self.base, with_C_gamma(self.base_params, self.C, self.gamma))
+        base_params = predict_only(self.base, with_C_gamma(self.base_params, self.C, self.gamma))
+        base, base_params = tree_base(self.base, base_params)
         self.base_learner_ = base
         X = tree_input(X, base)
         self.estimators_ = [PowersetModel.fit(X, Y, labels, self.pruning, self.max_subsets,
