@@ -6,7 +6,9 @@ same algorithm with the same base learner.
         [--dataset bibtex] [--rows 600] [--methods br,lp,rakel2] [--C 8] [--gamma 0.0078125]
 
 The first ``--rows`` rows (two thirds fit, the rest predicted), features min-max scaled as the
-study protocol does.  The reference sides, each with ``SVC(kernel="rbf", probability=True)``:
+study protocol does.  The reference sides use scikit-learn's ``SVC(kernel="rbf")`` as mlbench
+does: with Platt probabilities for ``br``, without them for ``lp`` and ``rakel2`` (their
+predictions need none, and mlbench fits none there):
 
 * ``br``: one scikit-learn ``SVC`` per label (labels constant in the fit part left out);
 * ``lp``: scikit-multilearn's ``LabelPowerset``;
@@ -60,8 +62,10 @@ def sides(method, X, Y, Xt, a):
 
     svc = dict(C=a.C, gamma=a.gamma)
 
-    def ref_svc():
-        return SVC(probability=True, random_state=SEED, **svc)
+    def ref_svc(probability=True):
+        if probability:
+            return SVC(probability=True, random_state=SEED, **svc)
+        return SVC(**svc)
 
     if method == "br":
         def ours():
@@ -77,7 +81,8 @@ def sides(method, X, Y, Xt, a):
             return registry.make("lp", random_state=SEED, **svc).fit(X, Y).predict(Xt)
 
         def theirs():
-            return LabelPowerset(classifier=ref_svc(), require_dense=[True, True]).fit(X, Y).predict(Xt)
+            return LabelPowerset(classifier=ref_svc(False),
+                                 require_dense=[True, True]).fit(X, Y).predict(Xt)
     elif method == "rakel2":
         from skmultilearn.cluster import FixedLabelSpaceClusterer
         from skmultilearn.ensemble import MajorityVotingClassifier
@@ -93,7 +98,7 @@ def sides(method, X, Y, Xt, a):
 
         def theirs():
             return MajorityVotingClassifier(
-                classifier=LabelPowerset(classifier=ref_svc(), require_dense=[True, True]),
+                classifier=LabelPowerset(classifier=ref_svc(False), require_dense=[True, True]),
                 clusterer=FixedLabelSpaceClusterer(clusters=labelsets),
                 require_dense=[True, True]).fit(X, Y).predict(Xt)
     elif method in ("pst", "eps", "ssm"):

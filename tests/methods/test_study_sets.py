@@ -68,6 +68,32 @@ def test_pruned_rows_come_back_with_their_best_frequent_subsets():
         [(4, (1, 1, 0)), (8, (1, 0, 0))]
 
 
+def _brute_force_ps(Y, p, n):
+    """PS by the definition, row by row: (row, labelset) pairs of the transformed data."""
+    sets = [tuple(r) for r in Y]
+    count = {s: sets.count(s) for s in sets}
+    order = list(dict.fromkeys(sets))                      # first seen first
+    kept = [s for s in order if count[s] > p]
+    best = sorted(kept, key=lambda s: (-sum(s), -count[s], order.index(s)))
+    out = [(i, s) for i, s in enumerate(sets) if s in kept]
+    for i, y in enumerate(sets):
+        if y not in kept:
+            subs = [s for s in best if sum(s) > 0 and all(a <= b for a, b in zip(s, y))][:n]
+            out += [(i, s) for s in subs]
+    return sorted(out)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_pruned_sets_transform_matches_the_definition(seed):
+    rng = np.random.RandomState(seed)
+    Y = (rng.rand(120, 6) < rng.uniform(0.1, 0.5, size=6)).astype(int)
+    for p, n in ((1, 0), (1, 3), (2, 2), (3, 1)):
+        rows, classes, kept, used = pruned_sets_transform(Y, p, n)
+        assert used == p
+        got = sorted((int(r), tuple(kept[c])) for r, c in zip(rows, classes))
+        assert got == _brute_force_ps(Y, p, n)
+
+
 def test_too_much_pruning_lowers_the_pruning_value():
     # counts 3, 2, 2, 1, 1, 1: p = 5, 4, 3 keep nothing and p = 2 one labelset; p = 1 keeps three
     _, _, kept, p = pruned_sets_transform(Y_PS, pruning=5)

@@ -84,20 +84,24 @@ def pruned_sets_transform(Y, pruning=0, max_subsets=0):
     row_class = class_of[inverse]
     rows = [np.flatnonzero(row_class >= 0)]
     classes = [row_class[rows[0]]]
-    if max_subsets > 0 and not keep.all():
+    if max_subsets > 0 and not keep.all() and kept.shape[0]:
         sizes = kept.sum(axis=1)
         # best first: larger labelsets, then more frequent ones, then first seen
         rank = np.lexsort((np.arange(kept.shape[0]), -counts[keep], -sizes))
-        for j in np.flatnonzero(~keep):
-            outside = 1 - combos[j]
-            subsets = [c for c in rank if sizes[c] > 0 and not np.any(kept[c] & outside)]
-            chosen = subsets[:max_subsets]
-            if not chosen:
-                continue
-            members = np.flatnonzero(inverse == j)
-            for c in chosen:
-                rows.append(members)
-                classes.append(np.full(members.size, c))
+        ranked = kept[rank].astype(np.float64)
+        usable = sizes[rank] > 0
+        pruned = np.flatnonzero(~keep)
+        members = np.split(np.argsort(inverse, kind="stable"),
+                           np.cumsum(np.bincount(inverse, minlength=combos.shape[0]))[:-1])
+        step = max(1, 2_000_000 // ranked.shape[0])
+        for start in range(0, pruned.size, step):
+            block = pruned[start:start + step]
+            # kept set c is a subset of y_j when it has no label outside y_j
+            inside = (ranked @ (1.0 - combos[block]).T == 0) & usable[:, None]
+            for col, j in enumerate(block):
+                for c in rank[np.flatnonzero(inside[:, col])[:max_subsets]]:
+                    rows.append(members[j])
+                    classes.append(np.full(members[j].size, c))
     return np.concatenate(rows), np.concatenate(classes), kept, p
 
 
