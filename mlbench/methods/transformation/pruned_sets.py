@@ -41,6 +41,8 @@ order is part of the method).
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.utils import check_random_state
 
@@ -123,7 +125,10 @@ class PowersetModel:
         if labelsets.shape[0] <= 1:
             est = ConstantBinary(value=0).fit(X[rows], classes)
         else:
-            est = seeded_base(base, base_params, seed).fit(X[rows], classes)
+            with warnings.catch_warnings():  # a powerset has many classes for its rows: expected
+                warnings.filterwarnings("ignore", message="The number of unique classes is greater",
+                                        category=UserWarning)
+                est = seeded_base(base, base_params, seed).fit(X[rows], classes)
         return cls(labels, est, labelsets, p)
 
     def predict(self, X):
