@@ -1,5 +1,5 @@
 """Fit + predict CPU time and peak memory of the study's label-set methods (Bogatinovski et al.
-2022: br, lp, rakel2, pst, eps, ssm) against scikit-learn / scikit-multilearn 0.2.0 doing the
+2022: br, lp, rakel2, pst, eps, ssm) against scikit-learn / scikit-multilearn doing the
 same algorithm with the same base learner.
 
     MLBENCH_MIRROR=../shared/datasets .venv/bin/python benchmarks/bench_study_sets.py \

@@ -1,9 +1,9 @@
 """The label-set methods of the Bogatinovski et al. (2022) study: br, lp, pst, eps, rakel2.
 
-References: scikit-multilearn 0.2.0 (LabelPowerset; MajorityVotingClassifier over fixed
-labelsets = RAkEL-o's voting) and scikit-learn (one SVC per label; ClassifierChain), each with
-the same RBF SVC, on a fixed split of emotions.  scikit-multilearn-ng is not installed (it
-shares the import name); 0.2.0 is the reference.
+References: scikit-multilearn (the test extra's scikit-multilearn-ng, or 0.2.0: the same
+LabelPowerset and MajorityVotingClassifier over fixed labelsets = RAkEL-o's voting) and
+scikit-learn (one SVC per label; ClassifierChain), each with the same RBF SVC, on a fixed split
+of emotions.
 """
 from __future__ import annotations
 
