@@ -3,7 +3,7 @@
 - :mod:`.binary`: seeded binary base learners, constant labels, per-label scores, the C grid;
 - :mod:`.fast_tree`: presorted entropy trees and bagged forests (Cython kernels);
 - :mod:`.logistic`: instance-weighted L2 logistic regression nodes and C selection;
-- :mod:`.thresholds`: per-label F1-optimal thresholds (out-of-bag or validation scores);
+- :mod:`.thresholds`: per-label F1-optimal thresholds (out-of-bag or validation scores), MEKA's PCut1;
 - :mod:`.labelsets`: label-vector enumeration;
 - :mod:`.validation`: parameter checks shared by the families.
 """

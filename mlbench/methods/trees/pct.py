@@ -35,8 +35,18 @@ therefore kept as a :class:`CompactForest`: each tree's structure without values
 and its leaves' label vectors as one sparse matrix.  A leaf holds the mean of its few training
 rows, so most of its labels are 0.  The prediction is bit for bit scikit-learn's (the same leaf
 values added tree by tree in the same order, then divided by the number of trees).
+
+``rfpct`` is RF-PCT as configured by Bogatinovski, Todorovski, Dzeroski & Kocev, "Comprehensive
+comparative study of multi-label classification methods", Expert Systems with Applications 203,
+2022, which ran Clus: 100 trees, and Clus's defaults where the study sets nothing else - a feature
+subset of ceil(log2 d) (``SelectRandomSubspaces = log``) and at least two rows per leaf
+(``MinimalWeight = 2``, Clus manual).  Clus's forest votes by default (``VotingType = Majority``);
+mlbench's forest averages the trees' leaf label fractions (Clus's ``ProbabilityDistribution``),
+which gives the scores that the study's ranking measures need.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import scipy.sparse as sp
@@ -61,6 +71,23 @@ _ESTIMATORS = {
     ("entropy", "rf"): RandomForestClassifier,
     ("entropy", "erf"): ExtraTreesClassifier,
 }
+
+
+#: feature-subset sizes that scikit-learn does not name: Clus's default for random forests,
+#: ceil(log2 d) (``SelectRandomSubspaces = log``, Clus manual), and Weka's RandomForest default,
+#: floor(log2 d) + 1 (``-K 0``)
+MAX_FEATURES_RULES = {
+    "ceil-log2": lambda d: max(1, math.ceil(math.log2(d))),
+    "log2+1": lambda d: int(math.log2(d)) + 1,
+}
+
+
+def resolve_max_features(max_features, n_features):
+    """``max_features`` for scikit-learn: a rule of :data:`MAX_FEATURES_RULES` evaluated at
+    ``n_features`` (capped at it), anything else unchanged."""
+    if isinstance(max_features, str) and max_features in MAX_FEATURES_RULES:
+        return min(n_features, MAX_FEATURES_RULES[max_features](max(n_features, 1)))
+    return max_features
 
 
 def make_forest(split, randomization, *, n_estimators, max_depth=None, max_features="sqrt",
@@ -164,7 +191,8 @@ class MultiLabelForest(MultiLabelClassifier):
     split : ``"variance"`` (PCT) or ``"entropy"`` (ML-C4.5).
     randomization : ``"rf"`` (bootstrap, best cut point) or ``"erf"`` (no bootstrap, one random cut
         point per candidate feature).
-    max_features : candidate features per split (``"sqrt"``: sqrt(d), as in the paper).
+    max_features : candidate features per split (``"sqrt"``: sqrt(d), as in the paper; also
+        ``"ceil-log2"``, Clus's default ceil(log2 d), and ``"log2+1"``, Weka's floor(log2 d) + 1).
     max_depth, min_samples_leaf : tree size limits (None / 1: fully grown trees).
     n_jobs : threads for scikit-learn's forest (1 by default; the runner parallelises over cells).
     """
@@ -189,7 +217,8 @@ class MultiLabelForest(MultiLabelClassifier):
         X, Y = self._validate_fit(X, Y)
         rng = check_random_state(self.random_state)
         self.forest_ = make_forest(self.split, self.randomization, n_estimators=self.n_estimators,
-                                   max_depth=self.max_depth, max_features=self.max_features,
+                                   max_depth=self.max_depth,
+                                   max_features=resolve_max_features(self.max_features, X.shape[1]),
                                    min_samples_leaf=self.min_samples_leaf, n_jobs=self.n_jobs,
                                    random_state=rng.randint(np.iinfo(np.int32).max))
         fit_forest(self.forest_, X, Y)
@@ -217,3 +246,8 @@ register("rfml-c45", MultiLabelForest, family="trees", paper="mldf",
 register("erfml-c45", MultiLabelForest, family="trees", paper="mldf",
          params={"n_estimators": 100, "split": "entropy", "randomization": "erf"},
          description="extremely randomised forest of ML-C4.5 trees, 100 trees")
+register("rfpct", MultiLabelForest, family="trees", paper="bogatinovski2022",
+         params={"n_estimators": 100, "split": "variance", "randomization": "rf",
+                 "max_features": "ceil-log2", "min_samples_leaf": 2},
+         description="RFPCT of the study: random forest of 100 predictive clustering trees with "
+                     "Clus's defaults (ceil(log2 d) candidate features, leaves of at least 2 rows)")
