@@ -1,0 +1,149 @@
+"""The study's tree, ensemble and stacking methods (Bogatinovski et al. 2022): pct, rfpct, rfdtbr,
+ebrj48, eccj48, mbr, and MEKA's PCut1 threshold.  Each is compared with scikit-learn's own estimators
+doing the same algorithm on the same rows and seeds (MultiOutputClassifier, ClassifierChain, the
+forests and trees), and with mlbench's method contract (check_method)."""
+import numpy as np
+import pytest
+from sklearn.datasets import make_multilabel_classification
+from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+from sklearn.linear_model import LogisticRegression
+from sklearn.multioutput import ClassifierChain as SkChain
+from sklearn.multioutput import MultiOutputClassifier
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+from mlbench.methods import registry
+from mlbench.methods.components.binary import draw_seeds
+from mlbench.methods.components.thresholds import pcut1_threshold
+from mlbench.methods.trees.pct import resolve_max_features
+from mlbench.testing import check_method
+
+X, Y = make_multilabel_classification(n_samples=160, n_features=9, n_classes=5, random_state=3)
+X = X + np.random.RandomState(1).rand(*X.shape)        # continuous: no tied cut points
+TR, TE = slice(0, 110), slice(110, None)
+SEED_MAX = np.iinfo(np.int32).max
+
+STUDY = ("pct", "rfpct", "rfdtbr", "ebrj48", "eccj48", "mbr")
+
+
+@pytest.mark.parametrize("name", STUDY)
+def test_study_method_contract(name):
+    small = {"rfpct": {"n_estimators": 5}, "rfdtbr": {"n_estimators": 5},
+             "ebrj48": {"n_estimators": 3}, "eccj48": {"n_estimators": 3},
+             "mbr": {"base": "lr"}}.get(name, {})
+    found = check_method(registry.make(name, **small))
+    assert found["scores"] == "predict_proba"
+    assert found["sparse"]
+
+
+def test_pcut1_follows_mekas_rule():
+    # 3 rows x 2 labels; LC = 1 -> i = 6 - 3 = 3; sorted .1 .2 .3 .6 .7 .9; j = max(4, 2) = 4
+    S = np.array([[0.9, 0.1], [0.6, 0.3], [0.2, 0.7]])
+    assert pcut1_threshold(S, 1.0) == pytest.approx((0.6 + 0.7) / 2)
+    # i = NL - round(LC N) with Java's round-half-up: LC = 0.5 -> round(1.5) = 2 -> i = 4
+    assert pcut1_threshold(S, 0.5) == pytest.approx((0.7 + 0.9) / 2)
+    # LC = 0: i = NL -> the mean of the two largest scores
+    assert pcut1_threshold(S, 0.0) == pytest.approx((0.7 + 0.9) / 2)
+    # tiny scores: never below 1e-5
+    assert pcut1_threshold(np.zeros((3, 2)), 1.0) == 1e-5
+    # one label: i + 1 > N -> 1.0; i + 1 == N -> mean of the two largest
+    s = np.array([[0.2], [0.4], [0.8]])
+    assert pcut1_threshold(s, 0.0) == 1.0
+    assert pcut1_threshold(s, 1 / 3) == pytest.approx(0.6)
+    assert pcut1_threshold(s, 2 / 3) == pytest.approx(0.6)     # i = 1: (s_1 + s_2) / 2
+    assert pcut1_threshold(np.zeros((0, 2)), 1.0) == 0.5
+
+
+def test_pcut1_prediction_uses_the_predicted_rows():
+    m = registry.make("ebrj48", n_estimators=3, random_state=0).fit(X[TR], Y[TR])
+    scores = m.predict_proba(X[TE])
+    t = pcut1_threshold(scores, Y[TR].sum(1).mean())
+    np.testing.assert_array_equal(m.predict(X[TE]), (scores >= t).astype(int))
+    fixed = registry.make("ebrj48", n_estimators=3, threshold=0.5, random_state=0).fit(X[TR], Y[TR])
+    np.testing.assert_array_equal(fixed.predict(X[TE]), (scores >= 0.5).astype(int))
+    with pytest.raises(ValueError, match="pcut1"):
+        registry.make("ebrj48", threshold="pcut2").fit(X[TR], Y[TR])
+
+
+def test_pct_is_one_variance_tree_on_all_rows():
+    m = registry.make("pct", random_state=5).fit(X[TR], Y[TR])
+    forest_seed = np.random.RandomState(5).randint(SEED_MAX)
+    tree_seed = np.random.RandomState(forest_seed).randint(SEED_MAX)   # sklearn's forest draw
+    ref = DecisionTreeRegressor(min_samples_leaf=2, random_state=tree_seed)
+    ref.fit(X[TR], Y[TR].astype(float))
+    np.testing.assert_array_equal(m.predict_proba(X[TE]), ref.predict(X[TE]))
+    np.testing.assert_array_equal(m.predict(X[TE]), (ref.predict(X[TE]) > 0.5).astype(int))
+    assert ref.get_n_leaves() > 2 and ref.tree_.n_node_samples.min() >= 2
+
+
+def test_feature_subset_rules():
+    assert resolve_max_features("ceil-log2", 9) == 4 and resolve_max_features("ceil-log2", 8) == 3
+    assert resolve_max_features("log2+1", 9) == 4 and resolve_max_features("log2+1", 8) == 4
+    assert resolve_max_features("log2+1", 1) == 1 and resolve_max_features("sqrt", 9) == "sqrt"
+
+
+def test_rfpct_is_sklearns_forest_with_clus_defaults():
+    m = registry.make("rfpct", n_estimators=4, random_state=2).fit(X[TR], Y[TR])
+    ref = RandomForestRegressor(n_estimators=4, max_features=4, min_samples_leaf=2,
+                                random_state=np.random.RandomState(2).randint(SEED_MAX))
+    ref.fit(X[TR].astype(np.float32), Y[TR].astype(float))
+    np.testing.assert_allclose(m.predict_proba(X[TE]), ref.predict(X[TE].astype(np.float32)),
+                               rtol=0, atol=1e-12)
+
+
+def test_rfdtbr_is_one_entropy_forest_per_label():
+    m = registry.make("rfdtbr", n_estimators=6, random_state=4).fit(X[TR], Y[TR])
+    seeds = draw_seeds(4, Y.shape[1])
+    ref = np.column_stack([
+        RandomForestClassifier(n_estimators=6, criterion="entropy", max_features=4,
+                               random_state=seeds[l]).fit(X[TR], Y[TR, l]).predict_proba(X[TE])[:, 1]
+        for l in range(Y.shape[1])])
+    np.testing.assert_array_equal(m.predict_proba(X[TE]), ref)
+
+
+def test_ebrj48_averages_per_label_trees_on_its_bootstrap_samples():
+    """Each member is BR: one sklearn entropy tree per label, seeded as the member seeds its
+    labels (ties between equally good splits follow the seed), on the member's bootstrap rows."""
+    m = registry.make("ebrj48", n_estimators=3, random_state=8).fit(X[TR], Y[TR])
+    seeds = draw_seeds(8, 6)
+    ref = np.zeros((X[TE].shape[0], Y.shape[1]))
+    for k, rows in enumerate(m.estimators_samples_):
+        assert rows.size == 110 and np.unique(rows).size < 110      # N rows, with replacement
+        np.testing.assert_array_equal(rows, np.random.RandomState(seeds[2 * k]).randint(110, size=110))
+        label_seeds = draw_seeds(seeds[2 * k + 1], Y.shape[1])
+        for l in range(Y.shape[1]):
+            tree = DecisionTreeClassifier(criterion="entropy", random_state=label_seeds[l])
+            ref[:, l] += tree.fit(X[TR][rows], Y[TR][rows, l]).predict_proba(X[TE])[:, 1]
+    np.testing.assert_allclose(m.predict_proba(X[TE]), ref / 3, rtol=0, atol=1e-12)
+
+
+def test_eccj48_votes_of_sklearn_chains_on_its_samples():
+    """Each chain equals scikit-learn's ClassifierChain with the chain's order on its bootstrap
+    rows.  sklearn's chain gives every position the same seed, mlbench's one seed each: the trees
+    are kept shallow so that no two splits tie and the seeds do not matter (test_tree_bases.py
+    checks the full-depth EntropyTree against scikit-learn's tree seed for seed)."""
+    m = registry.make("eccj48", n_estimators=3, base_params={"max_depth": 2}, threshold=0.5,
+                      random_state=6).fit(X[TR], Y[TR])
+    seeds = draw_seeds(6, 6)
+    votes = np.zeros((X[TE].shape[0], Y.shape[1]))
+    for k, chain in enumerate(m.estimators_):
+        rows = np.random.RandomState(seeds[2 * k]).randint(110, size=110)
+        sk = SkChain(DecisionTreeClassifier(criterion="entropy", max_depth=2, random_state=0),
+                     order=chain.order_).fit(X[TR][rows], Y[TR][rows])
+        votes += sk.predict(X[TE])
+    np.testing.assert_array_equal(m.predict_proba(X[TE]), votes / 3)
+    np.testing.assert_array_equal(m.predict(X[TE]), (votes / 3 >= 0.5).astype(int))
+    assert len({tuple(c.order_) for c in m.estimators_}) == 3          # random orders
+
+
+def test_mbr_stacks_two_multioutput_levels():
+    m = registry.make("mbr", base="lr", threshold=0.5, random_state=0).fit(X[TR], Y[TR])
+
+    def proba(mo, A):
+        return np.column_stack([p[:, 1] for p in mo.predict_proba(A)])
+
+    one = MultiOutputClassifier(LogisticRegression(max_iter=1000)).fit(X[TR], Y[TR])
+    two = MultiOutputClassifier(LogisticRegression(max_iter=1000))
+    two.fit(np.hstack([X[TR], proba(one, X[TR])]), Y[TR])
+    ref = proba(two, np.hstack([X[TE], proba(one, X[TE])]))
+    np.testing.assert_allclose(m.predict_proba(X[TE]), ref, rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(m.predict(X[TE]), (ref >= 0.5).astype(int))
