@@ -26,7 +26,7 @@ import numpy as np
 from mlbench.methods.base import MultiLabelClassifier
 from mlbench.methods.components.binary import draw_seeds, scores_kind
 from mlbench.methods.components.fast_tree import tree_base, tree_input
-from mlbench.methods.components.thresholds import PCutThreshold
+from mlbench.methods.components.thresholds import PCUT1_XFAIL, PCutThreshold
 from mlbench.methods.registry import register
 from mlbench.methods.transformation.br import BinaryRelevance
 
@@ -68,8 +68,7 @@ class EnsembleBinaryRelevance(PCutThreshold, MultiLabelClassifier):
                             "tree probabilities reach exactly 0 and 1; the check wants the open "
                             "interval (0, 1)"}}
         if self.threshold == "pcut1":
-            checks["xfail"]["check_methods_subset_invariance"] = (
-                "PCut1 calibrates its threshold on the rows predicted together (MEKA's rule)")
+            checks["xfail"].update(PCUT1_XFAIL)
         return checks
 
     def fit(self, X, Y):

@@ -20,7 +20,7 @@ from __future__ import annotations
 from sklearn.utils.validation import check_is_fitted
 
 from mlbench.methods.base import MultiLabelClassifier
-from mlbench.methods.components.thresholds import PCutThreshold
+from mlbench.methods.components.thresholds import PCUT1_XFAIL, PCutThreshold
 from mlbench.methods.registry import register
 from mlbench.methods.transformation.br import BinaryRelevance
 from mlbench.methods.trees.pct import resolve_max_features
@@ -63,8 +63,7 @@ class RandomForestBR(PCutThreshold, MultiLabelClassifier):
                             "forest probabilities reach exactly 0 and 1; the check wants the "
                             "open interval (0, 1)"}}
         if self.threshold == "pcut1":
-            checks["xfail"]["check_methods_subset_invariance"] = (
-                "PCut1 calibrates its threshold on the rows predicted together (MEKA's rule)")
+            checks["xfail"].update(PCUT1_XFAIL)
         return checks
 
     def fit(self, X, Y):
