@@ -147,3 +147,61 @@ def test_mbr_stacks_two_multioutput_levels():
     ref = proba(two, np.hstack([X[TE], proba(one, X[TE])]))
     np.testing.assert_allclose(m.predict_proba(X[TE]), ref, rtol=1e-10, atol=1e-12)
     np.testing.assert_array_equal(m.predict(X[TE]), (ref >= 0.5).astype(int))
+
+
+def _stationary_marginals(models, x, d):
+    """Exact P(y_j = 1) under the stationary law of CDN's random-scan Gibbs chain for 2 labels:
+    one iteration visits the labels in order (0, 1) or (1, 0) with probability 1/2 each."""
+    def p1(j, y):
+        z = np.r_[x, y].reshape(1, -1).copy()
+        z[0, d + j] = 0.0
+        return models[j].predict_proba(z)[0, 1]
+
+    states = [(a, b) for a in (0, 1) for b in (0, 1)]
+    T = np.zeros((4, 4))
+    for order in ((0, 1), (1, 0)):
+        for s, start in enumerate(states):
+            dist = {start: 1.0}
+            for j in order:
+                nxt = {}
+                for y, w in dist.items():
+                    q = p1(j, np.array(y, float))
+                    for v, pv in ((1, q), (0, 1 - q)):
+                        yy = list(y)
+                        yy[j] = v
+                        nxt[tuple(yy)] = nxt.get(tuple(yy), 0.0) + w * pv
+                dist = nxt
+            for y, w in dist.items():
+                T[s, states.index(y)] += 0.5 * w
+    vals, vecs = np.linalg.eig(T.T)
+    pi = np.real(vecs[:, np.argmin(np.abs(vals - 1))])
+    pi /= pi.sum()
+    return np.array([pi[2] + pi[3], pi[1] + pi[3]])
+
+
+@pytest.mark.slow
+def test_cdn_gibbs_frequencies_match_the_chains_stationary_marginals():
+    X2, Y2 = X[:, :4], Y[:, :2]
+    m = registry.make("cdn", base="lr", n_iterations=1500, n_collect=1200, threshold=0.5,
+                      random_state=0).fit(X2[TR], Y2[TR])
+    # each label's model reads x and the other label, never its own column (held at 0)
+    for j, est in enumerate(m.estimators_):
+        assert est.coef_[0, 4 + j] == 0.0 and est.coef_[0, 4 + 1 - j] != 0.0
+    rows = X2[TE][:4]
+    got = m.predict_proba(rows)
+    exact = np.array([_stationary_marginals(m.estimators_, x, 4) for x in rows])
+    np.testing.assert_allclose(got, exact, atol=0.06)
+    np.testing.assert_array_equal(got, m.predict_proba(rows))           # seeded draws
+
+
+def test_cdn_collects_the_last_iterations_as_meka_does():
+    """Labels a tree predicts with certainty: every collected sample is that label set, and MEKA's
+    rule counts Ic - 1 iterations over Ic."""
+    Yd = np.column_stack([(X[:, 0] > np.median(X[:, 0])), (X[:, 1] > np.median(X[:, 1]))]).astype(int)
+    m = registry.make("cdn", n_iterations=10, n_collect=4, threshold=0.5,
+                      random_state=1).fit(X[TR], Yd[TR])
+    # each tree is one split on its label's own feature: P(y_j = 1 | x, y_-j) is 0 or 1
+    assert [list(est.feature_[est.left_ != -1]) for est in m.estimators_] == [[0], [1]]
+    Z = np.hstack([X[TE], np.zeros((X[TE].shape[0], 2))])
+    certain = np.column_stack([est.predict_proba(Z)[:, 1] for est in m.estimators_])
+    np.testing.assert_array_equal(m.predict_proba(X[TE]), 0.75 * certain)
