@@ -205,3 +205,32 @@ def test_cdn_collects_the_last_iterations_as_meka_does():
     Z = np.hstack([X[TE], np.zeros((X[TE].shape[0], 2))])
     certain = np.column_stack([est.predict_proba(Z)[:, 1] for est in m.estimators_])
     np.testing.assert_array_equal(m.predict_proba(X[TE]), 0.75 * certain)
+
+
+def _expanded(X, L):
+    """The (example, label) pairs: X repeated per label plus the label's one-hot indicator."""
+    n = X.shape[0]
+    return np.hstack([np.repeat(X, L, axis=0), np.tile(np.eye(L), (n, 1))])
+
+
+@pytest.mark.parametrize("binary", [False, True])
+def test_ada300_is_sklearns_discrete_adaboost_over_label_pairs(binary):
+    from sklearn.ensemble import AdaBoostClassifier
+
+    Xa = (X > np.median(X, axis=0)).astype(float) if binary else X
+    T = 15
+    m = registry.make("ada300", n_estimators=T).fit(Xa[TR], Y[TR])
+    L = Y.shape[1]
+    ref = AdaBoostClassifier(DecisionTreeClassifier(max_depth=1, criterion="entropy"),
+                             n_estimators=T, random_state=0)   # SAMME
+    ref.fit(_expanded(Xa[TR], L), Y[TR].ravel())
+    assert len(m.betas_) == len(ref.estimators_) == T
+    np.testing.assert_allclose(m.betas_, ref.estimator_weights_[:T], rtol=1e-9)
+    E = _expanded(Xa[TE], L)
+    S = sum(w * (2.0 * est.predict(E) - 1.0)
+            for est, w in zip(ref.estimators_, ref.estimator_weights_)).reshape(-1, L)
+    np.testing.assert_array_equal(np.sign(S), np.sign(ref.decision_function(E).reshape(-1, L)))
+    np.testing.assert_allclose(m.decision_scores(Xa[TE]), S, rtol=1e-9, atol=1e-9)
+    np.testing.assert_array_equal(m.predict(Xa[TE]), (S >= 0).astype(int))
+    kinds = {s[0] for s in m.stumps_}
+    assert "feature" in kinds
