@@ -22,14 +22,15 @@ X = X + np.random.RandomState(1).rand(*X.shape)        # continuous: no tied cut
 TR, TE = slice(0, 110), slice(110, None)
 SEED_MAX = np.iinfo(np.int32).max
 
-STUDY = ("pct", "rfpct", "rfdtbr", "ebrj48", "eccj48", "mbr")
+STUDY = ("pct", "rfpct", "rfdtbr", "ebrj48", "eccj48", "mbr", "cdn", "ada300")
 
 
 @pytest.mark.parametrize("name", STUDY)
 def test_study_method_contract(name):
     small = {"rfpct": {"n_estimators": 5}, "rfdtbr": {"n_estimators": 5},
              "ebrj48": {"n_estimators": 3}, "eccj48": {"n_estimators": 3},
-             "mbr": {"base": "lr"}}.get(name, {})
+             "mbr": {"base": "lr"}, "cdn": {"n_iterations": 20, "n_collect": 5},
+             "ada300": {"n_estimators": 10}}.get(name, {})
     found = check_method(registry.make(name, **small))
     assert found["scores"] == "predict_proba"
     assert found["sparse"]
@@ -234,3 +235,13 @@ def test_ada300_is_sklearns_discrete_adaboost_over_label_pairs(binary):
     np.testing.assert_array_equal(m.predict(Xa[TE]), (S >= 0).astype(int))
     kinds = {s[0] for s in m.stumps_}
     assert "feature" in kinds
+
+
+def test_ada300_keeps_a_perfect_first_stump_alone():
+    """Weka's AdaBoostM1 stops when a stump makes no error; a first stump is then the model and
+    its branch class fractions are the scores."""
+    y = (X[:, 2] > np.median(X[TR, 2])).astype(int).reshape(-1, 1)
+    m = registry.make("ada300").fit(X[TR], y[TR])
+    assert len(m.stumps_) == 1 and m.betas_ == [] and m.stumps_[0][:2] == ("feature", 2)
+    np.testing.assert_array_equal(m.predict_proba(X[TE]), (X[TE, 2:3] > m.stumps_[0][2]) * 1.0)
+    np.testing.assert_array_equal(m.predict(X[TE]), (X[TE, 2:3] > m.stumps_[0][2]).astype(int))

@@ -193,8 +193,8 @@ class AdaBoostMH(MultiLabelClassifier):
 
     def predict_proba(self, X):
         """The logistic function of S(x, j); a model of one stump gives its branch fractions."""
+        check_is_fitted(self, "stumps_")
         if not self.betas_:
-            check_is_fitted(self, "stumps_")
             X = self._validate_predict(X)
             left = self._stump_votes(self.stumps_[0][:3] + (1, 0), X, self.n_labels_)
             return np.where(left == 1, *self.first_distribution_).astype(np.float64)
@@ -202,6 +202,7 @@ class AdaBoostMH(MultiLabelClassifier):
 
     def predict(self, X):
         """Label j when S(x, j) >= 0 (MULAN: P(1) >= P(0))."""
+        check_is_fitted(self, "stumps_")
         if not self.betas_:
             return (self.predict_proba(X) >= 0.5).astype(int)
         return (self.decision_scores(X) >= 0).astype(int)
