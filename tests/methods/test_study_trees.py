@@ -29,7 +29,7 @@ STUDY = ("pct", "rfpct", "rfdtbr", "ebrj48", "eccj48", "mbr", "cdn", "ada300")
 def test_study_method_contract(name):
     small = {"rfpct": {"n_estimators": 5}, "rfdtbr": {"n_estimators": 5},
              "ebrj48": {"n_estimators": 3}, "eccj48": {"n_estimators": 3},
-             "mbr": {"base": "lr"}, "cdn": {"n_iterations": 20, "n_collect": 5},
+             "mbr": {"base": "lr"}, "cdn": {"n_iterations": 20, "n_collection": 5},
              "ada300": {"n_estimators": 10}}.get(name, {})
     found = check_method(registry.make(name, **small))
     assert found["scores"] == "predict_proba"
@@ -183,7 +183,7 @@ def _stationary_marginals(models, x, d):
 @pytest.mark.slow
 def test_cdn_gibbs_frequencies_match_the_chains_stationary_marginals():
     X2, Y2 = X[:, :4], Y[:, :2]
-    m = registry.make("cdn", base="lr", n_iterations=1500, n_collect=1200, threshold=0.5,
+    m = registry.make("cdn", base="lr", n_iterations=1500, n_collection=1200, threshold=0.5,
                       random_state=0).fit(X2[TR], Y2[TR])
     # each label's model reads x and the other label, never its own column (held at 0)
     for j, est in enumerate(m.estimators_):
@@ -199,7 +199,7 @@ def test_cdn_collects_the_last_iterations_as_meka_does():
     """Labels a tree predicts with certainty: every collected sample is that label set, and MEKA's
     rule counts Ic - 1 iterations over Ic."""
     Yd = np.column_stack([(X[:, 0] > np.median(X[:, 0])), (X[:, 1] > np.median(X[:, 1]))]).astype(int)
-    m = registry.make("cdn", n_iterations=10, n_collect=4, threshold=0.5,
+    m = registry.make("cdn", n_iterations=10, n_collection=4, threshold=0.5,
                       random_state=1).fit(X[TR], Yd[TR])
     # each tree is one split on its label's own feature: P(y_j = 1 | x, y_-j) is 0 or 1
     assert [list(est.feature_[est.left_ != -1]) for est in m.estimators_] == [[0], [1]]
@@ -245,3 +245,11 @@ def test_ada300_keeps_a_perfect_first_stump_alone():
     assert len(m.stumps_) == 1 and m.betas_ == [] and m.stumps_[0][:2] == ("feature", 2)
     np.testing.assert_array_equal(m.predict_proba(X[TE]), (X[TE, 2:3] > m.stumps_[0][2]) * 1.0)
     np.testing.assert_array_equal(m.predict(X[TE]), (X[TE, 2:3] > m.stumps_[0][2]).astype(int))
+
+
+def test_mbr_takes_the_protocols_flat_C_and_gamma():
+    m = registry.make("mbr", C=4.0, gamma=0.5, threshold=0.5, random_state=0).fit(X[TR], Y[TR])
+    for level in (m.level1_, m.level2_):
+        svc = level.estimators_[0]
+        assert (svc.kernel, svc.C, svc.gamma) == ("rbf", 4.0, 0.5)
+    assert registry.get("mbr").grid["C"][0] == 2.0 ** -5

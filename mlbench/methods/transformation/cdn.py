@@ -49,7 +49,7 @@ class ConditionalDependencyNetwork(PCutThreshold, MultiLabelClassifier):
     ----------
     n_iterations : int, default 250
         Gibbs iterations I (the study: 250, 500 or 750).
-    n_collect : int, default 25
+    n_collection : int, default 25
         Collection iterations Ic (the study: 25, 50 or 75), at most ``n_iterations``.
     base, base_params :
         The binary base learner (must give probabilities); ``c45`` as the study's J48.
@@ -58,10 +58,10 @@ class ConditionalDependencyNetwork(PCutThreshold, MultiLabelClassifier):
         Seeds the base learners and, through ``sampling_seed_``, every Gibbs draw.
     """
 
-    def __init__(self, *, n_iterations=250, n_collect=25, base="c45", base_params=None,
+    def __init__(self, *, n_iterations=250, n_collection=25, base="c45", base_params=None,
                  threshold=0.5, random_state=None):
         self.n_iterations = n_iterations
-        self.n_collect = n_collect
+        self.n_collection = n_collection
         self.base = base
         self.base_params = base_params
         self.threshold = threshold
@@ -69,7 +69,7 @@ class ConditionalDependencyNetwork(PCutThreshold, MultiLabelClassifier):
 
     @property
     def _estimator_checks(self):
-        checks = {"params": {"n_iterations": 20, "n_collect": 5},
+        checks = {"params": {"n_iterations": 20, "n_collection": 5},
                   "xfail": {"check_classifiers_multilabel_output_format_predict_proba":
                             "scores are sample frequencies, exactly 0 or 1 when every collected "
                             "sample agrees; the check wants the open interval (0, 1)"}}
@@ -79,12 +79,12 @@ class ConditionalDependencyNetwork(PCutThreshold, MultiLabelClassifier):
 
     def fit(self, X, Y):
         X, Y = self._validate_fit(X, Y)
-        for name in ("n_iterations", "n_collect"):
+        for name in ("n_iterations", "n_collection"):
             v = getattr(self, name)
             if not isinstance(v, (int, np.integer)) or v < 1:
                 raise ValueError(f"{name} must be a positive integer, got {v!r}")
-        if self.n_collect > self.n_iterations:
-            raise ValueError(f"n_collect ({self.n_collect}) must not exceed n_iterations "
+        if self.n_collection > self.n_iterations:
+            raise ValueError(f"n_collection ({self.n_collection}) must not exceed n_iterations "
                              f"({self.n_iterations})")
         self._check_threshold()
         if scores_kind(self.base, self.base_params) != "proba":
@@ -138,7 +138,7 @@ class ConditionalDependencyNetwork(PCutThreshold, MultiLabelClassifier):
         y = np.zeros((n, L))
         Z = self._joined(X, y)
         counts = np.zeros((n, L))
-        first_collected = self.n_iterations - self.n_collect + 1
+        first_collected = self.n_iterations - self.n_collection + 1
         for it in range(self.n_iterations):
             for j in rng.permutation(L):
                 col = d + j
@@ -149,11 +149,11 @@ class ConditionalDependencyNetwork(PCutThreshold, MultiLabelClassifier):
                 self._restore(Z, col, y[:, j])
                 if it >= first_collected:
                     counts[:, j] += y[:, j]
-        return counts / self.n_collect
+        return counts / self.n_collection
 
 
 register("cdn", ConditionalDependencyNetwork, family="transformation", paper="bogatinovski2022",
-         params={"n_iterations": 250, "n_collect": 25, "base": "c45", "threshold": "pcut1"},
-         grid={"n_iterations": [250, 500, 750], "n_collect": [25, 50, 75]},
+         params={"n_iterations": 250, "n_collection": 25, "base": "c45", "threshold": "pcut1"},
+         grid={"n_iterations": [250, 500, 750], "n_collection": [25, 50, 75]},
          description="conditional dependency network (Guo & Gu 2011): a C4.5 tree per label on x "
                      "and the other labels, Gibbs sampling, MEKA's PCut1 threshold")

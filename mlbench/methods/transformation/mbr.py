@@ -5,7 +5,7 @@ Source: Godbole & Sarawagi, "Discriminative methods for multi-labeled classifica
 configuration of Bogatinovski, Todorovski, Dzeroski & Kocev, "Comprehensive comparative study of
 multi-label classification methods", Expert Systems with Applications 203, 2022 (MEKA's
 ``meta.MBR -threshold PCut1`` around ``BR`` with SMO, an RBF kernel and logistic calibration, C and
-gamma tuned on the grid ``SVC_GRID``; ``code/code/algorithmConfiguration.py``).
+gamma tuned on the grid ``SVC_CS`` x ``SVC_GAMMAS``; ``code/code/algorithmConfiguration.py``).
 
 Level 1 is binary relevance on x: h_l(x) = P(y_l = 1 | x) for every label l.  Level 2 is binary
 relevance on the extended input z(x) = (x, h_1(x), ..., h_L(x)): g_l(z) = P(y_l = 1 | z(x)).  As in
@@ -21,7 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
-from mlbench.methods.base import MultiLabelClassifier, SVC_GRID
+from mlbench.methods.base import SVC_CS, SVC_GAMMAS, MultiLabelClassifier
 from mlbench.methods.components.binary import draw_seeds, scores_kind
 from mlbench.methods.components.thresholds import PCUT1_XFAIL, PCutThreshold
 from mlbench.methods.registry import register
@@ -47,15 +47,21 @@ class MetaBinaryRelevance(PCutThreshold, MultiLabelClassifier):
     base, base_params :
         The binary base learner of both levels (see :class:`BinaryRelevance`); it must give
         probabilities (the study: ``svc``, SVC with an RBF kernel and Platt scaling).
+    C, gamma : float or None
+        Shortcuts for ``base_params["C"]`` and ``["gamma"]`` (the names the study's protocol
+        searches); None leaves ``base_params`` as given.
     threshold : float or "pcut1", default 0.5
         Predict label l when its level-2 probability is at least ``threshold``.
     random_state : int, RandomState or None
         Seeds both levels' base learners.
     """
 
-    def __init__(self, *, base="lr", base_params=None, threshold=0.5, random_state=None):
+    def __init__(self, *, base="lr", base_params=None, C=None, gamma=None, threshold=0.5,
+                 random_state=None):
         self.base = base
         self.base_params = base_params
+        self.C = C
+        self.gamma = gamma
         self.threshold = threshold
         self.random_state = random_state
 
@@ -71,13 +77,15 @@ class MetaBinaryRelevance(PCutThreshold, MultiLabelClassifier):
         X, Y = self._validate_fit(X, Y)
         X = _writable(X)
         self._check_threshold()
-        if scores_kind(self.base, self.base_params) != "proba":
+        params = dict(self.base_params or {})
+        params.update({k: v for k, v in (("C", self.C), ("gamma", self.gamma)) if v is not None})
+        if scores_kind(self.base, params) != "proba":
             raise ValueError("MBR stacks probabilities: its base learner needs predict_proba")
         seeds = draw_seeds(self.random_state, 2)
-        self.level1_ = BinaryRelevance(base=self.base, base_params=self.base_params,
+        self.level1_ = BinaryRelevance(base=self.base, base_params=params,
                                        random_state=seeds[0]).fit(X, Y)
         Z = self.level1_.predict_proba(X)
-        self.level2_ = BinaryRelevance(base=self.base, base_params=self.base_params,
+        self.level2_ = BinaryRelevance(base=self.base, base_params=params,
                                        random_state=seeds[1]).fit(_extend(X, Z), Y)
         self.train_cardinality_ = float(Y.sum(axis=1).mean())
         return self
@@ -90,6 +98,7 @@ class MetaBinaryRelevance(PCutThreshold, MultiLabelClassifier):
 
 
 register("mbr", MetaBinaryRelevance, family="transformation", paper="bogatinovski2022",
-         params={"base": "svc", "threshold": "pcut1"}, grid={"base_params": SVC_GRID},
+         params={"base": "svc", "threshold": "pcut1"},
+         grid={"C": list(SVC_CS), "gamma": list(SVC_GAMMAS)},
          description="meta binary relevance (2BR, Godbole & Sarawagi 2004): BR on x plus the "
                      "first BR's probabilities, RBF SVC, MEKA's PCut1 threshold")
