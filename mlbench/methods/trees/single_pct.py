@@ -22,7 +22,7 @@ same split.
 The tree is scikit-learn's ``DecisionTreeRegressor(criterion="squared_error")`` on the 0/1 label
 matrix (see :mod:`mlbench.methods.trees.pct` for why it is the PCT heuristic), grown by the
 kernel of :mod:`mlbench.methods.trees.fast_pct`.  It is not post-pruned: see
-``docs/methods/bogatinovski2022.md`` for Clus's C4.5 pruning, which is not reproduced.
+``docs/study-trees.md`` for Clus's C4.5 pruning, which is not reproduced.
 """
 from __future__ import annotations
 
