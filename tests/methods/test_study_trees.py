@@ -66,7 +66,7 @@ def test_pcut1_prediction_uses_the_predicted_rows():
 
 
 def test_pct_is_one_variance_tree_on_all_rows():
-    m = registry.make("pct", random_state=5).fit(X[TR], Y[TR])
+    m = registry.make("pct", pruning="none", random_state=5).fit(X[TR], Y[TR])
     forest_seed = np.random.RandomState(5).randint(SEED_MAX)
     tree_seed = np.random.RandomState(forest_seed).randint(SEED_MAX)   # sklearn's forest draw
     ref = DecisionTreeRegressor(min_samples_leaf=2, random_state=tree_seed)
@@ -253,3 +253,63 @@ def test_mbr_takes_the_protocols_flat_C_and_gamma():
         svc = level.estimators_[0]
         assert (svc.kernel, svc.C, svc.gamma) == ("rbf", 4.0, 0.5)
     assert registry.get("mbr").grid["C"][0] == 2.0 ** -5
+
+
+def test_c45_added_errors():
+    from mlbench.methods.trees.single_pct import added_errors
+
+    # no error: the exact bound n (1 - CF^(1/n)); Quinlan (1993) gives U(0, 6) = 0.206 per row
+    assert added_errors(6, 0.0) == pytest.approx(6 * (1 - 0.25 ** (1 / 6)))
+    assert added_errors(6, 0.0) / 6 == pytest.approx(0.206, abs=1e-3)
+    # the normal approximation near Quinlan's exact U(1, 16) = 0.157 per row
+    assert (1 + added_errors(16, 1.0)) / 16 == pytest.approx(0.157, abs=0.01)
+    assert added_errors(4, 3.6) == pytest.approx(0.4)          # e + 0.5 >= n: n - e
+
+
+def test_pct_c45_pruning_keeps_the_signal_and_leaf_fractions_of_its_rows():
+    from mlbench.methods.trees.single_pct import PredictiveClusteringTree
+
+    rng = np.random.RandomState(0)
+    Xs = rng.rand(300, 6)
+    Ys = np.column_stack([Xs[:, 0] > 0.5, Xs[:, 0] > 0.5, rng.rand(300) < 0.2]).astype(int)
+    flip = rng.rand(300, 3) < 0.1
+    Ys = np.where(flip, 1 - Ys, Ys)
+    grown = PredictiveClusteringTree(pruning="none", random_state=0).fit(Xs, Ys)
+    pruned = PredictiveClusteringTree(random_state=0).fit(Xs, Ys)
+    feature, threshold, left, right, value = pruned.nodes_
+    n_inner = int((left != -1).sum())
+    assert 1 <= n_inner < grown.tree_.compact_.skeletons[0].node_count // 10
+    assert feature[0] == 0 and abs(threshold[0] - 0.5) < 0.05
+    # every leaf predicts the label fractions of the training rows that reach it
+    leaf = np.zeros(300, dtype=int)
+    for i in range(300):
+        node = 0
+        while left[node] != -1:
+            node = left[node] if np.float32(Xs[i, feature[node]]) <= threshold[node] else right[node]
+        leaf[i] = node
+    for k in np.unique(leaf):
+        np.testing.assert_allclose(value[k], Ys[leaf == k].mean(axis=0))
+    np.testing.assert_array_equal(pruned.predict_proba(Xs), value[leaf])
+
+
+def test_pct_c45_pruning_decision_on_one_split():
+    """One label, ten rows, one split into 5 + 5 whose sides predict differently (so neither the
+    same-prediction nor the training-error step prunes it): C4.5's rule keeps the split exactly
+    when the leaf's estimated errors exceed the children's by more than 0.1."""
+    from mlbench.methods.trees.single_pct import PredictiveClusteringTree, added_errors
+
+    x = np.arange(10, dtype=float).reshape(-1, 1)
+    for left_ones, right_ones in ((2, 3), (0, 4), (1, 4)):
+        y = np.zeros((10, 1), dtype=int)
+        y[:left_ones] = 1
+        y[5:5 + right_ones] = 1
+        m = PredictiveClusteringTree(min_samples_leaf=5, random_state=0).fit(x, y)
+        e_leaf = min(left_ones + right_ones, 10 - left_ones - right_ones)
+        as_leaf = e_leaf + added_errors(10, e_leaf)
+        as_tree = (left_ones + added_errors(5, left_ones)
+                   + (5 - right_ones) + added_errors(5, 5 - right_ones))
+        assert (m.nodes_[2][0] != -1) == (as_leaf > as_tree + 0.1)
+    assert m.nodes_[2][0] != -1 and m.nodes_[1][0] == 4.5      # (1, 4): kept, cut at 4.5
+    y23 = np.array([1, 1, 0, 0, 0, 1, 1, 1, 0, 0]).reshape(-1, 1)
+    pruned = PredictiveClusteringTree(min_samples_leaf=5).fit(x, y23)
+    assert pruned.nodes_[2][0] == -1                          # (2, 3): pruned to the root
