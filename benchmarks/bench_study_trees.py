@@ -20,16 +20,18 @@ that part: its cost is there).  The scikit-learn sides:
 Ensemble sizes are reduced (``--trees``, ``--members``, ``--rounds``) so that scikit-learn's side
 finishes on a shared machine; times scale linearly in them.  CPU time goes through
 benchmarks/_harness.py (one thread, interleaved, repeated); peak memory is the growth of the
-resident set (``ru_maxrss``) of a fresh process that loads the data and fits one side.
+resident set (``ru_maxrss``) while a fresh process, given the arrays, fits one side.
 """
 from __future__ import annotations
 
 import _harness
 
 import json
+import os
 import resource
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 import scipy.sparse as sp
@@ -123,11 +125,13 @@ def sides(method, X, Y, Xt, a):
     return ours, theirs
 
 
-def peak(method, side, a):
-    """Peak resident-set growth (MB) of fitting one side in this fresh process."""
-    X, Y, Xt = _data_for(method, a)
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+def peak(method, side, path, a):
+    """Peak resident-set growth (MB) of fitting one side in this fresh process, on the arrays the
+    parent saved to ``path`` (loading them costs their size only, so the growth is the fit's)."""
+    with np.load(path) as f:
+        X, Y, Xt = f["X"], f["Y"], f["Xt"]
     ours, theirs = sides(method, X, Y, Xt, a)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     (ours if side == "mlbench" else theirs)()
     after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(json.dumps({"peak_mb": (after - before) / 1024.0}))
@@ -148,7 +152,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=50)
     ap.add_argument("--ada-rows", type=int, default=450)
     ap.add_argument("--ada-labels", type=int, default=40)
-    ap.add_argument("--peak", nargs=2, metavar=("METHOD", "SIDE"), help=argparse_hidden())
+    ap.add_argument("--peak", nargs=3, metavar=("METHOD", "SIDE", "NPZ"), help=argparse_hidden())
+    ap.add_argument("--memory-only", action="store_true", help="peak memory only, no timing")
     a = ap.parse_args()
     if a.quick:
         a.dataset, a.trees, a.members, a.rounds, a.ada_rows = "emotions", 3, 1, 5, 100
@@ -159,9 +164,13 @@ def main():
         ours, theirs = sides(method, X, Y, Xt, a)
         print(f"\n{method} on {a.dataset}: X {X.shape}, L {Y.shape[1]}", flush=True)
         fns = {"mlbench": ours} if theirs is None else {"mlbench": ours, "scikit-learn": theirs}
-        _harness.compare_many(f"{method} fit", fns, **_harness.timing(a))
+        if not a.memory_only:
+            _harness.compare_many(f"{method} fit", fns, **_harness.timing(a))
+        tmp = tempfile.NamedTemporaryFile(suffix=".npz", delete=False)
+        np.savez(tmp, X=X, Y=Y, Xt=Xt)
+        tmp.close()
         for side in fns:
-            args = [sys.executable, __file__, "--peak", method, side] + [
+            args = [sys.executable, __file__, "--peak", method, side, tmp.name] + [
                 f"--{k.replace('_', '-')}={v}" for k, v in vars(a).items()
                 if k in ("dataset", "trees", "members", "rounds", "ada_rows", "ada_labels")]
             if a.quick:
@@ -169,6 +178,7 @@ def main():
             out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
             print(f"  peak memory {side:13s} {json.loads(out.splitlines()[-1])['peak_mb']:9.1f} MB",
                   flush=True)
+        os.unlink(tmp.name)
 
 
 def argparse_hidden():
