@@ -39,7 +39,6 @@ from mlbench.methods.components.fast_tree import tree_base, tree_input
 from mlbench.methods.components.thresholds import PCUT1_XFAIL, PCutThreshold
 from mlbench.methods.registry import register
 
-_SEED_MAX = np.iinfo(np.int32).max
 
 
 class ConditionalDependencyNetwork(PCutThreshold, MultiLabelClassifier):

@@ -115,8 +115,6 @@ class AdaBoostMH(MultiLabelClassifier):
     stumps go to the first feature, lowest cut point, and feature stumps before label stumps.
     """
 
-    _accept_sparse = ("csr", "csc")
-
     def __init__(self, *, n_estimators=300):
         self.n_estimators = n_estimators
 
