@@ -20,7 +20,8 @@ that part: its cost is there).  The scikit-learn sides:
 Ensemble sizes are reduced (``--trees``, ``--members``, ``--rounds``) so that scikit-learn's side
 finishes on a shared machine; times scale linearly in them.  CPU time goes through
 benchmarks/_harness.py (one thread, interleaved, repeated); peak memory is the growth of the
-resident set (``ru_maxrss``) while a fresh process, given the arrays, fits one side.
+resident set (Linux's VmHWM, reset before the fit) while a fresh process, given the arrays, fits
+one side.
 """
 from __future__ import annotations
 
@@ -28,7 +29,6 @@ import _harness
 
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -125,16 +125,26 @@ def sides(method, X, Y, Xt, a):
     return ours, theirs
 
 
+def _status_kb(field):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise RuntimeError(f"no {field} in /proc/self/status")
+
+
 def peak(method, side, path, a):
     """Peak resident-set growth (MB) of fitting one side in this fresh process, on the arrays the
-    parent saved to ``path`` (loading them costs their size only, so the growth is the fit's)."""
+    parent saved to ``path``: the kernel's high-water mark (VmHWM) is reset after loading them
+    (``/proc/self/clear_refs``), so the peak is the fit's, over the resident size before it."""
     with np.load(path) as f:
         X, Y, Xt = f["X"], f["Y"], f["Xt"]
     ours, theirs = sides(method, X, Y, Xt, a)
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+    before = _status_kb("VmRSS")
     (ours if side == "mlbench" else theirs)()
-    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"peak_mb": (after - before) / 1024.0}))
+    print(json.dumps({"peak_mb": (_status_kb("VmHWM") - before) / 1024.0}))
 
 
 def _data_for(method, a):
