@@ -239,8 +239,8 @@ class PredictiveClusteringTree(MultiLabelClassifier):
         if self.pruning == "none":
             self.tree_ = fit_forest(forest, X, Y)
             return self
-        forest.fit(X, Y.astype(np.float64) if Y.shape[1] > 1 else Y[:, 0].astype(np.float64))
-        X32 = _as_float32(X)                    # the values the tree's thresholds compare
+        X32 = _as_float32(X)          # the values the thresholds compare (the forest keeps it)
+        forest.fit(X32, Y.astype(np.float64) if Y.shape[1] > 1 else Y[:, 0].astype(np.float64))
         tree = forest.estimators_[0].tree_
         # the pruning recurses once per level (a few frames each)
         sys.setrecursionlimit(max(sys.getrecursionlimit(), 4 * tree.max_depth + 200))
