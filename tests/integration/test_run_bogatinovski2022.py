@@ -14,14 +14,14 @@ from mlbench.protocols import HERE
 
 @pytest.fixture
 def protocol(tmp_path, monkeypatch):
-    """The shipped protocol on emotions with mlknn, rf-pct (10 trees), the registered ``cc`` (a
+    """The shipped protocol on emotions with mlknn, rfpct (10 trees), the registered ``cc`` (a
     logistic chain, which has no C/gamma for the study's grid) and a name not registered."""
     monkeypatch.setenv("MLBENCH_DATA", str(tmp_path / "data"))
     data = yaml.safe_load((HERE / "bogatinovski2022.yaml").read_text())
     keep = {"mlknn", "rfpct", "cc", "deep4"}
     data["methods"] = [m for m in data["methods"] if m.get("id", m["name"]) in keep]
     for m in data["methods"]:
-        if m["name"] == "rf-pct":
+        if m["name"] == "rfpct":
             m["params"] = {"n_estimators": 10}
     data["datasets"] = ["emotions"]
     data["name"] = "study-smoke"        # not the shipped protocol's name: its rows are its own
