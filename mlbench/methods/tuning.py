@@ -26,6 +26,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._available_if import available_if
 
 from mlbench.errors import ConfigError
+from mlbench.methods.components.thresholds import pcut1_threshold
 
 
 def _inner_has(name):
@@ -192,18 +193,12 @@ def resolve_grid(grid, n_labels, n_features):
 
 
 def pcut(scores, cardinality):
-    """0/1 predictions from ``scores`` (n, L) by one threshold over all labels chosen so that the
-    predicted label cardinality matches ``cardinality`` (MEKA's ``PCut1``, which the study uses
-    with the training part's label cardinality): the round(cardinality * n) highest scores of the
-    matrix are positive, and so is every score tied with the lowest of them."""
+    """0/1 predictions from ``scores`` (n, L) by MEKA's ``PCut1`` rule at the label cardinality
+    ``cardinality`` (the study uses the training part's): one threshold over all labels,
+    :func:`mlbench.methods.components.thresholds.pcut1_threshold`, and a label is predicted when
+    its score reaches it."""
     S = np.asarray(scores, dtype=np.float64)
-    k = int(round(float(cardinality) * S.shape[0]))
-    if k <= 0:
-        return np.zeros(S.shape, dtype=np.int8)
-    if k >= S.size:
-        return np.ones(S.shape, dtype=np.int8)
-    t = np.partition(S.ravel(), S.size - k)[S.size - k]
-    return (S >= t).astype(np.int8)
+    return (S >= pcut1_threshold(S, cardinality)).astype(np.int8)
 
 
 class RandomSearch(BaseEstimator):

@@ -14,12 +14,14 @@ from mlbench.protocols import HERE
 
 @pytest.fixture
 def protocol(tmp_path, monkeypatch):
-    """The shipped protocol on emotions with mlknn, rfpct (10 trees), the registered ``cc`` (a
-    logistic chain, which has no C/gamma for the study's grid) and a name not registered."""
+    """The shipped protocol on emotions with mlknn, rfpct (10 trees), the registered ``rakel``
+    (RAkEL-o, which has no C/gamma for the study's grid) and a name not registered."""
     monkeypatch.setenv("MLBENCH_DATA", str(tmp_path / "data"))
     data = yaml.safe_load((HERE / "bogatinovski2022.yaml").read_text())
-    keep = {"mlknn", "rfpct", "cc", "deep4"}
+    keep = {"mlknn", "rfpct"}
     data["methods"] = [m for m in data["methods"] if m.get("id", m["name"]) in keep]
+    data["methods"] += [{"name": "rakel", "search": {"C": [1.0], "gamma": [0.5]}},
+                        {"name": "not-written-yet", "search": {}}]
     for m in data["methods"]:
         if m["name"] == "rfpct":
             m["params"] = {"n_estimators": 10}
@@ -45,8 +47,8 @@ def test_protocol_dry_run_run_and_report(protocol, tmp_path):
     dry = _mlbench("run", "--protocol", str(protocol), "--dry-run", "-o", str(out), cwd=tmp_path)
     assert dry.returncode == 0, dry.stderr
     assert "2 cell(s) to run" in dry.stdout
-    assert "skipped method deep4: 'deep4' is not registered yet" in dry.stderr
-    assert ("skipped method cc: registered 'cc' has no parameter 'C', 'gamma' of the protocol's "
+    assert "skipped method not-written-yet: 'not-written-yet' is not registered yet" in dry.stderr
+    assert ("skipped method rakel: registered 'rakel' has no parameter 'C', 'gamma' of the protocol's "
             "search grid") in dry.stderr
     assert not out.exists()
 

@@ -116,11 +116,13 @@ def test_micro_auc_pr_is_pooled_average_precision():
     assert m.undefined(np.zeros((2, 2))) == "no test label is positive"
 
 
-def test_pcut_matches_the_training_cardinality():
+def test_pcut_is_mekas_pcut1_at_the_training_cardinality():
     S = np.array([[0.9, 0.1, 0.5], [0.2, 0.8, 0.7], [0.3, 0.4, 0.6]])
-    P = pcut(S, cardinality=1.0)                     # 3 rows x 1 = 3 positives
-    assert P.sum() == 3 and P[0, 0] == P[1, 1] == P[1, 2] == 1
-    assert pcut(S, 0.0).sum() == 0 and pcut(S, 5.0).sum() == 9
+    # round(1.0 * 3) = 3: MEKA's threshold is the midpoint of the 3rd and 2nd highest scores
+    # (0.7 and 0.8), so the two highest are positive (PCut1 leaves one score fewer above it)
+    P = pcut(S, cardinality=1.0)
+    assert P.tolist() == [[1, 0, 0], [0, 1, 0], [0, 0, 0]]
+    assert pcut(S, 0.0).sum() == 1 and pcut(S, 3.0).sum() == 8
     tied = pcut(np.array([[0.5, 0.5], [0.5, 0.1]]), cardinality=0.5)   # ties at the cut all in
     assert tied.tolist() == [[1, 1], [1, 0]]
 
@@ -172,7 +174,8 @@ def test_search_scores_the_whole_grid_by_cv_and_refits_the_best():
     assert est.best_params_ == {"shift": 0.0} == info["chosen"]
     assert sorted(p["shift"] for p, _ in info["scores"]) == [0.0, 1.5, 3.0]
     pred = est.predict(ds.X)
-    assert pred.sum() == round(ds.Y.sum(axis=1).mean() * len(ds.X))       # PCut's cardinality
+    # MEKA's PCut1: one positive fewer than round(cardinality * n) (distinct scores)
+    assert pred.sum() == round(ds.Y.sum(axis=1).mean() * len(ds.X)) - 1
     assert np.array_equal(est.decision_function(ds.X), est.estimator_.decision_function(ds.X))
     order = [p["shift"] for p, _ in info["scores"]]
     again = RandomSearch(Shift(), grid={"shift": [3.0, 0.0, 1.5]}, cv=3, budget=60,
@@ -269,15 +272,15 @@ def test_methods_that_cannot_take_their_grid_are_skipped_or_refused():
     from mlbench.experiment.runner import resolve_methods, skip_reason
 
     p = parse_protocol(_proto(search={"budget": 5}, methods=[
-        {"name": "mlknn", "search": {"k": [3]}}, {"name": "cc", "search": {"C": [1.0]}},
+        {"name": "mlknn", "search": {"k": [3]}}, {"name": "rakel", "search": {"C": [1.0]}},
         {"name": "not-written-yet", "search": {}}]))
     entries, missing = resolve_methods(p)
-    assert [e.label for e in entries] == ["mlknn"] and missing == ["not-written-yet", "cc"]
-    assert skip_reason(p, "cc") == ("registered 'cc' has no parameter 'C' of the protocol's "
-                                    "search grid")
+    assert [e.label for e in entries] == ["mlknn"] and missing == ["not-written-yet", "rakel"]
+    assert skip_reason(p, "rakel") == ("registered 'rakel' has no parameter 'C' of the protocol's "
+                                       "search grid")
     assert skip_reason(p, "not-written-yet") == "'not-written-yet' is not registered yet"
-    with pytest.raises(ConfigError, match="method 'cc': registered 'cc' has no parameter 'C'"):
-        resolve_methods(p, ["cc"])
+    with pytest.raises(ConfigError, match="method 'rakel': registered 'rakel' has no parameter 'C'"):
+        resolve_methods(p, ["rakel"])
 
 
 def test_split_files_written_before_sized_holdouts_stay_current():

@@ -64,6 +64,7 @@ def pcut1_threshold(scores, label_cardinality):
         return 0.5
     size = s.size
     i = size - int(np.floor(label_cardinality * n_rows + 0.5))
+    i = max(i, 0)                    # a cardinality above L (never from training data)
     if n_rows == size:               # one label
         if i + 1 == n_rows:
             return (s[n_rows - 2] + s[n_rows - 1]) / 2.0 if n_rows > 1 else s[0] / 2.0
