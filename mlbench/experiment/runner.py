@@ -83,7 +83,8 @@ def resolve_methods(protocol, methods=None):
         missing = []
     elif methods is None and protocol.methods:
         known = {s.name for s in registry.all_methods()}
-        entries = [e for e in protocol.methods if e.name in known or looks_like_spec(e.name)]
+        entries = [e for e in protocol.methods if not e.not_followed
+                   and (e.name in known or looks_like_spec(e.name))]
         missing = [e.label for e in protocol.methods if e not in entries]
         lacking = {e.label: why for e in entries if (why := _search_mismatch(e))}
         entries = [e for e in entries if e.label not in lacking]
@@ -103,6 +104,9 @@ def resolve_methods(protocol, methods=None):
             else:
                 found = method_entries(item, "methods", protocol.metrics)
             for entry in found:
+                if entry.not_followed:
+                    raise ConfigError(f"method {entry.label!r} of protocol {protocol.name!r} is not "
+                                      f"followed: {entry.not_followed}")
                 registry.get(entry.name)  # unknown -> ConfigError with the closest name
                 why = _search_mismatch(entry)
                 if why:
@@ -122,6 +126,8 @@ def resolve_methods(protocol, methods=None):
 def skip_reason(protocol, label):
     """Why the protocol's method ``label`` is skipped (see :func:`resolve_methods`)."""
     for e in protocol.methods:
+        if e.label == label and e.not_followed:
+            return f"not followed: {e.not_followed}"
         if e.label == label:
             return _search_mismatch(e) or f"{e.name!r} is not registered yet"
     return "not registered yet"

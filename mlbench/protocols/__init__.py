@@ -41,7 +41,8 @@ KEYS = {"name", "paper", "description", "split", "seed", "preprocess", "metrics"
 REQUIRED = {"name", "split", "metrics"}
 SPLIT_KEYS = {"scheme", "train_fraction", "repeats", "folds", "validation_fraction", "stratify",
               "test_sizes"}
-METHOD_KEYS = {"name", "params", "id", "grid", "tune", "tune_by", "variant_of", "search"}
+METHOD_KEYS = {"name", "params", "id", "grid", "tune", "tune_by", "variant_of", "search",
+               "not_followed"}
 #: the protocol-level ``search:`` settings (:class:`mlbench.methods.tuning.RandomSearch`)
 SEARCH_KEYS = {"cv": 3, "rows": None, "budget": 600.0, "metric": "hamming_loss",
                "threshold": "pcut"}
@@ -58,6 +59,8 @@ class MethodEntry:
     variant_of: str = ""
     #: the candidate values of the protocol's random search (``search:``), or None (no search)
     search: dict | None = None
+    #: why the protocol lists this method of its paper but cannot run it ("" when it can)
+    not_followed: str = ""
 
     @property
     def label(self):
@@ -235,6 +238,14 @@ def method_entries(item, where, metrics=()):
     parent = item.get("variant_of") or ""
     if not isinstance(parent, str):
         raise ConfigError(f"{where}: variant_of of method {name!r} must be a method label")
+    not_followed = item.get("not_followed") or ""
+    if not isinstance(not_followed, str):
+        raise ConfigError(f"{where}: not_followed of method {name!r} must be the reason, a string")
+    if not_followed:
+        if set(item) - {"name", "id", "not_followed"}:
+            raise ConfigError(f"{where}: method {name!r} is not followed: it takes no other keys "
+                              "than name, id and not_followed")
+        return [MethodEntry(name, {}, str(item.get("id") or ""), not_followed=not_followed)]
     grid, tune, label = item.get("grid") or {}, item.get("tune") or {}, str(item.get("id") or "")
     search = item.get("search")
     if search is not None and (grid or tune):

@@ -239,7 +239,7 @@ def test_shipped_protocol():
     assert len(p.split.test_sizes) == 40 and len(p.main_methods) == 27
     assert p.search["budget"] == 300 and p.search["rows"] == 1000
     assert "micro_auc_pr" in p.metrics and p.style == "bogatinovski2022"
-    assert all(e.search is not None for e in p.methods)
+    assert all(e.search is not None for e in p.methods if not e.not_followed)
 
 
 # --- the claim test and a paper without results ----------------------------------------------------
@@ -296,3 +296,31 @@ def test_split_files_written_before_sized_holdouts_stay_current():
     assert _splits_meta(quick, "emotions", load_dataset("emotions")) == saved
     study = _splits_meta(load_protocol("bogatinovski2022"), "emotions", load_dataset("emotions"))
     assert study["scheme"]["test_size"] == 270 and "test_sizes" not in study["scheme"]
+
+
+def test_a_method_the_protocol_cannot_follow_is_listed_with_its_reason_and_never_run():
+    from mlbench.experiment.runner import resolve_methods, skip_reason
+
+    p = parse_protocol(_proto(search={"budget": 5}, methods=[
+        {"name": "mlknn", "search": {"k": [3]}},
+        {"name": "mlknn", "id": "knn-old", "not_followed": "no configuration"}]))
+    entries, missing = resolve_methods(p)
+    assert [e.label for e in entries] == ["mlknn"] and missing == ["knn-old"]
+    assert skip_reason(p, "knn-old") == "not followed: no configuration"
+    with pytest.raises(ConfigError, match="'knn-old' of protocol .* is not followed: no configuration"):
+        resolve_methods(p, ["knn-old"])
+    with pytest.raises(ConfigError, match="takes no other keys"):
+        parse_protocol(_proto(methods=[{"name": "x", "not_followed": "why", "params": {"k": 1}}]))
+    with pytest.raises(ConfigError, match="must be the reason"):
+        parse_protocol(_proto(methods=[{"name": "x", "not_followed": 3}]))
+
+
+def test_the_shipped_protocol_gives_each_method_it_does_not_follow_a_reason():
+    from mlbench.experiment.runner import skip_reason
+    from mlbench.protocols import load_protocol
+
+    p = load_protocol("bogatinovski2022")
+    off = {e.label: e.not_followed for e in p.methods if e.not_followed}
+    assert {"rsmlcc", "cde", "tremlc"} <= set(off)
+    for label in off:
+        assert skip_reason(p, label).startswith("not followed: ")
