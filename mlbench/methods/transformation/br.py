@@ -40,6 +40,9 @@ class BinaryRelevance(MultiLabelClassifier):
     ``fit_info_["C"]`` lists each label's C when the base chose one by cross-validation (``lr-cv``).
     """
 
+    #: parameters added for the bogatinovski2022 study, at the values earlier rows were computed with
+    _unrecorded_defaults = {"C": None, "gamma": None}
+
     def __init__(self, *, base="lr", base_params=None, C=None, gamma=None, random_state=None):
         self.base = base
         self.base_params = base_params

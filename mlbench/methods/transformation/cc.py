@@ -18,7 +18,9 @@ from sklearn.utils._available_if import available_if
 
 from mlbench.methods.base import MultiLabelClassifier, check_multilabel_Y
 from mlbench.methods.registry import register
-from mlbench.methods.components.binary import C_GRID, binary_scores, cv_chosen_C, draw_seeds, fit_binary, label_log_likelihood, scores_kind, seeded_base, uses, with_C_gamma
+from mlbench.methods.components.binary import (C_GRID, binary_scores, cv_chosen_C, draw_seeds,
+                                               fit_binary, label_log_likelihood, scores_kind,
+                                               seeded_base, uses, with_C_gamma)
 
 
 def chain_order(order, n_labels, random_state):
@@ -86,6 +88,9 @@ class ClassifierChain(MultiLabelClassifier):
     ``fit_info_["C"]`` lists each label's C (label order) when the base chose one by
     cross-validation (``lr-cv``).
     """
+
+    #: parameters added for the bogatinovski2022 study, at the values earlier rows were computed with
+    _unrecorded_defaults = {"C": None, "gamma": None}
 
     def __init__(self, *, base="lr", base_params=None, C=None, gamma=None, order="label",
                  random_state=None):

@@ -47,6 +47,9 @@ class CalibratedLabelRanking(MultiLabelClassifier):
     #: label counts as relevant), issue 40
     algorithm_version = 2
 
+    #: parameters added for the bogatinovski2022 study, at the values earlier rows were computed with
+    _unrecorded_defaults = {"C": None, "gamma": None}
+
     def __init__(self, *, base="tree", base_params=None, C=None, gamma=None, random_state=None):
         self.base = base
         self.base_params = base_params

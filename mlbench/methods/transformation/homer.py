@@ -85,6 +85,9 @@ class HOMER(MultiLabelClassifier):
         "check_classifiers_multilabel_output_format_predict_proba":
         "tree-based scores reach exactly 0 and 1; the check wants the open interval (0, 1)"}}
 
+    #: parameters added for the bogatinovski2022 study, at the values earlier rows were computed with
+    _unrecorded_defaults = {"C": None, "gamma": None, "node": "br"}
+
     def __init__(self, *, n_children=4, n_iter=10, node="br", base="tree", base_params=None,
                  C=None, gamma=None, random_state=None):
         self.n_children = n_children
