@@ -9,9 +9,11 @@ package:
   It also adds label counts into the caller's Y rows, so it is given a copy.
 * MLTSVM (a) takes ``Y[:, 1] == 0`` as the negatives of *every* label (a bug: label k's negatives
   are meant), (b) its SOR loop aliases the old and new iterates, so its stopping test measures only
-  one sweep's clipping, and (c) breaks on dense X (``.A`` on an ndarray).  :class:`FixedMLTSVM`
-  fixes (a), replaces the SOR by an exact solution of the same box-constrained dual (SciPy's
-  L-BFGS-B to a tight tolerance, independent of mlbench's SOR kernel), and is given sparse X.
+  one sweep's clipping, and (c) it reads ``.A`` of its products, which dense arrays and SciPy >= 1.14's
+  sparse matrices lack.  :class:`FixedMLTSVM` fixes (a), replaces the SOR by an exact solution of the
+  same box-constrained dual (SciPy's L-BFGS-B to a tight tolerance, independent of mlbench's SOR
+  kernel), and for (c) is given dense X while its dense inverse returns a ``numpy.matrix`` (the same
+  inverse, whose products then have ``.A``).
 """
 from __future__ import annotations
 
@@ -60,6 +62,10 @@ def _negatives_of_label(X, Y, label_class):
     return X[np.where(Y[:, label_class] == 0)[0], :]
 
 
+def _dense_inverse(M):
+    return np.asmatrix(np.linalg.inv(_dense(M)))
+
+
 class FixedMLTSVM(_mltsvm_module.MLTSVM):
     """MLTSVM 0.2.0 with label k's own negatives and its dual solved exactly (module doc)."""
 
@@ -68,11 +74,12 @@ class FixedMLTSVM(_mltsvm_module.MLTSVM):
         return _solve_box_dual(np.asarray(Q), self.c_k)
 
     def fit(self, X, Y):
-        with mock.patch.object(_mltsvm_module, "_get_x_noclass_instances", _negatives_of_label):
-            return super().fit(sp.csr_matrix(X), Y)
+        with mock.patch.object(_mltsvm_module, "_get_x_noclass_instances", _negatives_of_label), \
+                mock.patch.object(_mltsvm_module, "inv_dense", _dense_inverse):
+            return super().fit(np.asarray(_dense(X), dtype=float), Y)
 
     def predict(self, X):
-        return super().predict(sp.csr_matrix(X))
+        return super().predict(np.asarray(_dense(X), dtype=float))
 
 
 def reference_mltsvm(X_train, Y_train, X_test, c_k, lambda_param):

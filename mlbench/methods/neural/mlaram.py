@@ -26,8 +26,9 @@ is created.
 ``A_j = |I ^ w_j| / (|w_j| + 1e-13)``.  With ``A_max`` and ``A_min`` the largest and smallest
 activations, the prototypes with ``(A_max - A_j) / A_max <= t (A_max - A_min)`` take part, and the
 score of label l is the activation-weighted mean of their label counts,
-``s_l = sum_j A_j c_j(l) / sum_j A_j`` (scores are not bounded by 1 once a prototype has learnt
-several rows: they are label counts, as in the reference).
+``s_l = sum_j A_j c_j(l) / sum_j A_j``, returned by ``decision_function`` (scikit-multilearn calls
+it ``predict_proba``, but the scores are not probabilities: once a prototype has learnt several
+rows its label counts exceed 1).
 
 **Prediction.**  Labels are sorted by score; the cut goes at the largest drop between two
 consecutive scores (the first largest drop), and the labels above it are predicted.
@@ -158,7 +159,7 @@ class MLARAM(MultiLabelClassifier):
         out /= norm
         return out
 
-    def predict_proba(self, X):
+    def decision_function(self, X):
         """Activation-weighted label counts of the prototypes near the winner (module doc).
 
         The sums run over the voting prototypes in decreasing order of activation (the order of
@@ -189,7 +190,7 @@ class MLARAM(MultiLabelClassifier):
 
     def predict(self, X):
         """The labels above the largest drop of each row's sorted scores."""
-        return largest_gap_cut(self.predict_proba(X))
+        return largest_gap_cut(self.decision_function(X))
 
 
 register("mlaram", MLARAM, family="neural", paper="bogatinovski2022",

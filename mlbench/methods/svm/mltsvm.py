@@ -2,8 +2,8 @@
 support vector machine to multi-label learning", Pattern Recognition 52, 2016), linear version, as
 the comprehensive study (Bogatinovski et al., Expert Systems with Applications 2022) configured
 scikit-multilearn's ``MLTSVM``: ``c_k`` in {2^-6, ..., 2^5}, ``lambda_param`` in {2^-4, ..., 2^3},
-``sor_omega = 0.2`` and the SOR stopping tolerance (scikit-multilearn's ``threshold``, which the
-study's script calls a smoothing parameter) in {1, 0.2}.
+``sor_omega = 0.2`` and the SOR stopping tolerance ``threshold`` (scikit-multilearn's name, kept here;
+the study's script calls it a smoothing parameter) in {1, 0.2}.
 
 For each label k, with ``H_k`` the training rows that carry k and ``G_k`` those that do not (each
 with a constant 1 appended, so ``z = (w_k, b_k)`` holds the bias), MLTSVM fits one hyperplane
@@ -18,15 +18,16 @@ Its dual is the box-constrained quadratic programme
 
 and ``z = -(H_k^T H_k + lambda I)^{-1} G_k^T a``.  The dual is solved by projected successive
 over-relaxation (the paper's solver): sweep j = 1..n, ``a_j <- clip(a_j - omega (Q_j a - 1) /
-Q_jj, 0, c_k)``, until a sweep changes ``a`` by at most ``tol`` (Euclidean norm) or after
+Q_jj, 0, c_k)``, until a sweep changes ``a`` by at most ``threshold`` (Euclidean norm) or after
 ``max_iter`` sweeps.  ``Q`` is never formed: with ``P = G_k (H_k^T H_k + lambda I)^{-1}`` (one
 Cholesky solve) the kernel keeps ``u = P^T a`` and reads ``Q_j a = g_j . u`` (C kernel
 ``mlbench._ext._mltsvm``), so memory is O(n d) instead of O(n^2).
 
 **Decision.**  The signed distance of x to label k's plane, scaled as scikit-multilearn does,
 ``s_k(x) = -(w_k . x + b_k) / ||z_k||``: positives lie near 0, negatives at 1/||z_k|| or more.
-Label k is predicted when ``s_k(x) < 1 / max_j ||z_j||``; ``decision_function`` returns
-``1 / max_j ||z_j|| - s_k(x)`` (positive: predicted).
+Label k is predicted when ``s_k(x) < delta = 1 / max_j ||z_j||``.  Like the study's MLTSVM, the
+method gives predictions only, no scores (``distances`` returns s_k(x) for inspection), so a
+protocol's score threshold (PCut) does not replace this rule.
 
 Differences from scikit-multilearn 0.2.0 (the study's implementation), each a bug there:
 it takes the negatives of *label 1* (``Y[:, 1] == 0``) for every label instead of label k's; its
@@ -92,19 +93,20 @@ class MLTSVM(MultiLabelClassifier):
         Ridge regularisation of (w, b).
     sor_omega : float in (0, 2), default 1.0
         Relaxation factor of SOR.
-    tol : float > 0, default 1e-6
-        SOR stops after a sweep that changes the dual by at most ``tol``.
+    threshold : float > 0, default 1e-6
+        SOR stops after a sweep that changes the dual by at most ``threshold`` (scikit-multilearn's
+        name and default; not a decision threshold).
     max_iter : int, default 500
         Most SOR sweeps per label.
     """
 
     _accept_sparse = ("csr", "csc")
 
-    def __init__(self, *, c_k=1.0, lambda_param=1.0, sor_omega=1.0, tol=1e-6, max_iter=500):
+    def __init__(self, *, c_k=1.0, lambda_param=1.0, sor_omega=1.0, threshold=1e-6, max_iter=500):
         self.c_k = c_k
         self.lambda_param = lambda_param
         self.sor_omega = sor_omega
-        self.tol = tol
+        self.threshold = threshold
         self.max_iter = max_iter
 
     def _check_params(self):
@@ -114,9 +116,9 @@ class MLTSVM(MultiLabelClassifier):
             raise ConfigError(f"MLTSVM: lambda_param must be positive, got {self.lambda_param!r}")
         if not 0 < float(self.sor_omega) < 2:
             raise ConfigError(f"MLTSVM: sor_omega must be in (0, 2), got {self.sor_omega!r}")
-        if not float(self.tol) > 0 or int(self.max_iter) < 1:
-            raise ConfigError(f"MLTSVM: tol must be positive and max_iter >= 1, got "
-                              f"{self.tol!r}, {self.max_iter!r}")
+        if not float(self.threshold) > 0 or int(self.max_iter) < 1:
+            raise ConfigError(f"MLTSVM: threshold (SOR tolerance) must be positive and max_iter "
+                              f">= 1, got {self.threshold!r}, {self.max_iter!r}")
 
     @staticmethod
     def _with_bias(X):
@@ -142,12 +144,12 @@ class MLTSVM(MultiLabelClassifier):
             P = np.ascontiguousarray(scipy.linalg.cho_solve(factor, G.T, check_finite=False).T)
             alpha = np.zeros(G.shape[0])
             self.n_iter_[k] = sor_box(G, P, alpha, float(self.sor_omega), float(self.c_k),
-                                      float(self.tol), int(self.max_iter))
+                                      float(self.threshold), int(self.max_iter))
             coef[k] = -(P.T @ alpha)
         self.coef_ = coef
         self.norms_ = np.linalg.norm(coef, axis=1)
         top = self.norms_.max()
-        self.threshold_ = 1.0 / top if top > 0 else np.inf
+        self.delta_ = 1.0 / top if top > 0 else np.inf
         return self
 
     def distances(self, X):
@@ -159,19 +161,15 @@ class MLTSVM(MultiLabelClassifier):
             d = raw / self.norms_
         return np.where(self.norms_ > 0, d, np.inf)
 
-    def decision_function(self, X):
-        """``1 / max_k ||z_k|| - s_k(x)``: positive where the label is predicted."""
-        return np.nan_to_num(self.threshold_ - self.distances(X), neginf=-1e300, posinf=1e300)
-
     def predict(self, X):
         """Label k where ``s_k(x) < 1 / max_j ||z_j||`` (strict, as scikit-multilearn)."""
-        return (self.distances(X) < self.threshold_).astype(int)
+        return (self.distances(X) < self.delta_).astype(int)
 
 
 register("mltsvm", MLTSVM, family="svm", paper="bogatinovski2022",
-         params={"c_k": 1.0, "lambda_param": 1.0, "sor_omega": 0.2, "tol": 0.2},
+         params={"c_k": 1.0, "lambda_param": 1.0, "sor_omega": 0.2, "threshold": 0.2},
          grid={"c_k": [2.0 ** j for j in range(-6, 6)],
                "lambda_param": [2.0 ** j for j in range(-4, 4)],
-               "tol": [1.0, 0.2]},
+               "threshold": [1.0, 0.2]},
          description="multi-label twin SVM (Chen et al. 2016), linear, dual solved by projected SOR "
                      "(omega 0.2 as in the comprehensive study)")
