@@ -11,6 +11,7 @@ from sklearn.preprocessing import MinMaxScaler, StandardScaler
 from mlbench.data import load_dataset
 from mlbench.errors import ConfigError
 from mlbench.methods import registry
+from mlbench.methods.embedding.clems import CLEMS, hamming_cost, weighted_smacof, weighted_stress
 from mlbench.methods.neural.bpnn import BPNN
 from mlbench.methods.neural.mlaram import MLARAM, largest_gap_cut
 from mlbench.methods.svm import mltsvm as mltsvm_mod
@@ -31,9 +32,10 @@ def emotions_split():
     return ds, idx[:400], idx[400:]
 
 
-@pytest.mark.parametrize("name", ["mlaram", "mltsvm", "bpnn"])
-def test_contract(name):
-    found = check_method(registry.make(name, random_state=0))
+@pytest.mark.parametrize("name, small", [("mlaram", {}), ("mltsvm", {}), ("bpnn", {}),
+                                         ("clems", {"n_estimators": 5, "n_init": 1})])
+def test_contract(name, small):
+    found = check_method(registry.make(name, random_state=0, **small))
     assert found["sparse"]
 
 
@@ -164,3 +166,57 @@ def test_bpnn_learns():
     assert get_measure("macro_auc")(Y, est.predict_proba(X)) > 0.9
     with pytest.raises(ConfigError):
         BPNN(hidden=0).fit(X, Y)
+
+
+# -- clems ---------------------------------------------------------------------------------------
+def test_weighted_smacof_with_uniform_weights_is_scikit_learns_smacof():
+    from sklearn.manifold import smacof
+
+    rng = np.random.default_rng(1)
+    P = rng.random((12, 3))
+    D = np.sqrt(((P[:, None] - P[None]) ** 2).sum(-1))
+    init = rng.random((12, 3))
+    ours, _, n_iter = weighted_smacof(D, 1.0 - np.eye(12), init, max_iter=5, eps=-1.0)
+    ref = smacof(D, init=init.copy(), n_init=1, max_iter=5, eps=0.0, metric=True,
+                 normalized_stress=False)[0]
+    assert n_iter == 5
+    np.testing.assert_allclose(ours, ref, atol=1e-12)
+
+
+def test_weighted_smacof_never_raises_the_weighted_stress():
+    rng = np.random.default_rng(2)
+    n = 10
+    D = rng.random((n, n))
+    D = (D + D.T) / 2
+    np.fill_diagonal(D, 0.0)
+    W = rng.integers(0, 4, size=(n, n)).astype(float)
+    W = W + W.T + 0.1
+    np.fill_diagonal(W, 0.0)
+    Z = rng.random((n, 2))
+    last = weighted_stress(Z, D, W)
+    for _ in range(15):
+        Z, stress, _ = weighted_smacof(D, W, Z, max_iter=1, eps=-1.0)
+        assert stress <= last + 1e-12
+        last = stress
+
+
+def test_clems_embedding_follows_the_hamming_cost():
+    """Truth point t_i and prediction point p_j lie sqrt(Hamming loss) apart (near-zero stress)."""
+    Y = np.array([[1, 0, 0], [1, 1, 0], [0, 1, 1], [1, 0, 0], [0, 0, 1]])
+    est = CLEMS(n_init=1, max_iter=2000, eps=1e-10)
+    truth, pred, rows, stress = est.embed_labels(Y, np.random.RandomState(0))
+    U = np.unique(Y, axis=0)
+    np.testing.assert_array_equal(U[rows], Y)
+    D = np.sqrt(((truth[:, None] - pred[None]) ** 2).sum(-1))
+    np.testing.assert_allclose(D, np.sqrt(hamming_cost(U, U)), atol=1e-3)
+    assert stress < 1e-5
+
+
+def test_clems_is_reproducible_and_beats_chance(emotions_split):
+    from mlbench.metrics import get_measure
+
+    ds, tr, te = emotions_split
+    a = registry.make("clems", random_state=0, n_estimators=5, n_init=1).fit(ds.X[tr], ds.Y[tr])
+    b = registry.make("clems", random_state=0, n_estimators=5, n_init=1).fit(ds.X[tr], ds.Y[tr])
+    np.testing.assert_array_equal(a.predict_proba(ds.X[te]), b.predict_proba(ds.X[te]))
+    assert get_measure("macro_auc")(ds.Y[te], a.predict_proba(ds.X[te])) > 0.7
