@@ -112,6 +112,14 @@ def test_sor_kernel_equals_python_and_solves_the_box_qp():
     np.testing.assert_allclose(a1, exact, atol=1e-5)
 
 
+@pytest.mark.parametrize("n_pos", [3, 12])
+def test_ridge_solve_rows_both_ways(n_pos):
+    rng = np.random.default_rng(n_pos)
+    H, G = rng.normal(size=(n_pos, 8)), rng.normal(size=(20, 8))
+    exact = G @ np.linalg.inv(H.T @ H + 0.3 * np.eye(8))
+    np.testing.assert_allclose(mltsvm_mod.ridge_solve_rows(H, G, 0.3), exact, rtol=1e-9, atol=1e-11)
+
+
 def test_mltsvm_gives_predictions_only_and_checks_its_parameters():
     X = np.random.default_rng(0).normal(size=(30, 3))
     Y = (X > 0).astype(int)

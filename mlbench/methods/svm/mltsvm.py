@@ -21,7 +21,9 @@ over-relaxation (the paper's solver): sweep j = 1..n, ``a_j <- clip(a_j - omega 
 Q_jj, 0, c_k)``, until a sweep changes ``a`` by at most ``threshold`` (Euclidean norm) or after
 ``max_iter`` sweeps.  ``Q`` is never formed: with ``P = G_k (H_k^T H_k + lambda I)^{-1}`` (one
 Cholesky solve) the kernel keeps ``u = P^T a`` and reads ``Q_j a = g_j . u`` (C kernel
-``mlbench._ext._mltsvm``), so memory is O(n d) instead of O(n^2).
+``mlbench._ext._mltsvm``), so memory is O(n d) instead of O(n^2); P comes from a Cholesky solve of
+the (d+1) x (d+1) system, or, when label k has fewer positives than that, through the Woodbury
+identity and a |H_k| x |H_k| system (:func:`ridge_solve_rows`).
 
 **Decision.**  The signed distance of x to label k's plane, scaled as scikit-multilearn does,
 ``s_k(x) = -(w_k . x + b_k) / ||z_k||``: positives lie near 0, negatives at 1/||z_k|| or more.
@@ -82,6 +84,27 @@ def sor_box(G, P, alpha, omega, c, tol, max_iter, use_kernel=True):
     return it
 
 
+def ridge_solve_rows(H, G, lam):
+    """``G (H^T H + lam I)^{-1}`` (rows of G through the ridge inverse), the cheaper way round.
+
+    With m columns and p rows of H: a Cholesky solve of the m x m system (O(m^2 n + m^3)) when
+    p >= m, else the Woodbury identity ``(H^T H + lam I)^{-1} = (I - H^T (lam I + H H^T)^{-1} H) /
+    lam`` through a p x p system (O(n m p + p^3)); text data with few positives per label and
+    thousands of features take the second.
+    """
+    p, m = H.shape
+    if p >= m:
+        A = H.T @ H
+        A[np.diag_indices(m)] += lam
+        factor = scipy.linalg.cho_factor(A, lower=True, check_finite=False)
+        return scipy.linalg.cho_solve(factor, G.T, check_finite=False).T
+    S = H @ H.T
+    S[np.diag_indices(p)] += lam
+    factor = scipy.linalg.cho_factor(S, lower=True, check_finite=False)
+    GH = G @ H.T                                         # (n, p)
+    return (G - scipy.linalg.cho_solve(factor, GH.T, check_finite=False).T @ H) / lam
+
+
 class MLTSVM(MultiLabelClassifier):
     """Linear multi-label twin SVM (Chen et al. 2016), solved by projected SOR (module doc).
 
@@ -138,10 +161,7 @@ class MLTSVM(MultiLabelClassifier):
             H, G = Xb[pos], np.ascontiguousarray(Xb[~pos])
             if G.shape[0] == 0:        # every row carries k: nothing to push away, z = 0
                 continue
-            A = H.T @ H
-            A[np.diag_indices(m)] += lam
-            factor = scipy.linalg.cho_factor(A, lower=True, check_finite=False)
-            P = np.ascontiguousarray(scipy.linalg.cho_solve(factor, G.T, check_finite=False).T)
+            P = np.ascontiguousarray(ridge_solve_rows(H, G, lam))
             alpha = np.zeros(G.shape[0])
             self.n_iter_[k] = sor_box(G, P, alpha, float(self.sor_omega), float(self.c_k),
                                       float(self.threshold), int(self.max_iter))
