@@ -17,7 +17,8 @@ the prototypes created for the same label set compete.  For those, with ``|a|`` 
 * choice     ``T_j = |I ^ w_j| / |w_j|``,
 * match      ``M_j = |I ^ w_j| / |I|``;
 
-among them, in decreasing order of T_j (ties: the newest prototype first), the first with
+among them, in decreasing order of T_j (exact ties: the newest prototype first, which is what the
+reference's reversed ``argsort`` gives while it sorts at most 16 prototypes), the first with
 ``M_j > rho`` wins and learns fast, ``w_j <- I ^ w_j``, ``c_j <- c_j + y_i``.  If no prototype
 of that label set exists, or none passes the vigilance test, a new prototype ``w = I, c = y_i``
 is created.
