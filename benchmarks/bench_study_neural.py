@@ -72,12 +72,9 @@ def skml_mltsvm(c_k, lam, omega, threshold):
 def main(argv=None):
     from sklearn.preprocessing import MinMaxScaler
 
-    from mlbench.methods.neural.mlaram import MLARAM
-    from mlbench.methods.svm.mltsvm import MLTSVM
-    from skml_adapt_ref import patched_mlaram
-
     ap = _harness.parser(__doc__, repeats=3)
     ap.add_argument("--mltsvm-labels", type=int, default=40)
+    ap.add_argument("--only", choices=("mlaram", "mltsvm"), help="run one of the two comparisons")
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
     name, X, Y = data(args.quick)
@@ -89,21 +86,38 @@ def main(argv=None):
     Ytr = Y[tr]
     shape = f"{name}: train {len(tr)} x {X.shape[1]}, test {len(te)}"
 
+    same = True
+    if args.only != "mltsvm":
+        same = compare_mlaram(args, shape, Xtr, Ytr, Xte, Y.shape[1])
+    if args.only != "mlaram":
+        compare_mltsvm(args, shape, Xtr, Ytr, Xte, Y.shape[1])
+    return 0 if same else 1
+
+
+def compare_mlaram(args, shape, Xtr, Ytr, Xte, n_labels):
+    from mlbench.methods.neural.mlaram import MLARAM
+    from skml_adapt_ref import patched_mlaram
+
     def aram_ours():
         return MLARAM(vigilance=0.9, threshold=0.02).fit(Xtr, Ytr).predict(Xte)
 
     def aram_theirs():
         return patched_mlaram(Xtr, Ytr, Xte, 0.9, 0.02)[0]
 
-    out = _harness.compare(f"MLARAM fit + predict, {shape}, {Y.shape[1]} labels", aram_ours,
+    out = _harness.compare(f"MLARAM fit + predict, {shape}, {n_labels} labels", aram_ours,
                            aram_theirs, labels=("mlbench", "scikit-multilearn"),
                            **_harness.timing(args))
     same = np.array_equal(out.results["mlbench"], out.results["scikit-multilearn"])
     print(f"   identical predictions: {same}")
     print(f"   peak traced memory: mlbench {peak_mb(aram_ours):.0f} MB, scikit-multilearn "
           f"{peak_mb(aram_theirs):.0f} MB", flush=True)
+    return same
 
-    L = min(args.mltsvm_labels, Y.shape[1])
+
+def compare_mltsvm(args, shape, Xtr, Ytr, Xte, n_labels):
+    from mlbench.methods.svm.mltsvm import MLTSVM
+
+    L = min(args.mltsvm_labels, n_labels)
     Ysub = Ytr[:, :L]
     params = dict(c_k=1.0, lam=1.0, omega=0.2, threshold=0.2)
 
@@ -123,7 +137,6 @@ def main(argv=None):
     print(f"   prediction agreement (different SOR, see doc): {agree:.4f}")
     print(f"   peak traced memory: mlbench {peak_mb(tsvm_ours):.0f} MB, scikit-multilearn "
           f"{peak_mb(_skml_fit_predict):.0f} MB")
-    return 0 if same else 1
 
 
 if __name__ == "__main__":

@@ -54,6 +54,8 @@ from mlbench.methods.registry import register
 
 #: the constant added to each prototype's norm in the activation (scikit-multilearn's ``_alpha``)
 ALPHA = 1e-13
+#: test rows scored together by ``decision_function``
+BLOCK = 256
 
 
 def _dense(X):
@@ -141,23 +143,22 @@ class MLARAM(MultiLabelClassifier):
         return self
 
     def activations(self, X):
-        """A_j for every test row and prototype, (n, n_prototypes).
-
-        One row at a time into a reused buffer: the (prototypes x 2d) minimum is summed along its
-        rows exactly as the reference sums it (a 3-D batched sum adds in another order, and
-        activations that differ in the last bit can reorder tied prototypes).
-        """
+        """A_j for every test row and prototype, (n, n_prototypes)."""
         X = self._validate_predict(X)
         check_is_fitted(self, "weights_")
-        inputs = self._inputs(X)
+        return self._activations(self._inputs(X))
+
+    def _activations(self, inputs):
+        # one row at a time into a reused buffer: the (prototypes x 2d) minimum is summed along its
+        # rows exactly as the reference sums it (a 3-D batched sum adds in another order, and
+        # activations that differ in the last bit can reorder tied prototypes)
         W = self.weights_
-        norm = W.sum(axis=1) + ALPHA
         out = np.empty((inputs.shape[0], W.shape[0]))
         buf = np.empty_like(W)
         for i, I in enumerate(inputs):
             np.minimum(I, W, out=buf)
             out[i] = buf.sum(axis=1)
-        out /= norm
+        out /= W.sum(axis=1) + ALPHA
         return out
 
     def decision_function(self, X):
@@ -165,10 +166,19 @@ class MLARAM(MultiLabelClassifier):
 
         The sums run over the voting prototypes in decreasing order of activation (the order of
         ``argsort`` reversed), as scikit-multilearn adds them, so that scores that tie in exact
-        arithmetic tie, or not, the same way in both and the largest-gap cut agrees.
+        arithmetic tie, or not, the same way in both and the largest-gap cut agrees.  Rows are
+        scored in blocks of ``BLOCK`` so that memory stays O(BLOCK x prototypes).
         """
-        A = self.activations(X)
-        n = A.shape[0]
+        X = self._validate_predict(X)
+        check_is_fitted(self, "weights_")
+        inputs = self._inputs(X)
+        scores = np.empty((inputs.shape[0], self.label_counts_.shape[1]))
+        for s in range(0, inputs.shape[0], BLOCK):
+            scores[s:s + BLOCK] = self._block_scores(self._activations(inputs[s:s + BLOCK]))
+        return scores
+
+    def _block_scores(self, A):
+        n, n_proto = A.shape
         order = np.argsort(A, axis=1)[:, ::-1]
         As = np.take_along_axis(A, order, axis=1)
         best = As[:, :1]
@@ -176,7 +186,8 @@ class MLARAM(MultiLabelClassifier):
         with np.errstate(invalid="ignore", divide="ignore"):
             close = (best - As) / best <= float(self.threshold) * spread
         close[:, 0] = True                          # the winner always votes
-        n_votes = np.cumprod(close, axis=1).sum(axis=1)   # the prefix before the first far one
+        # the voters are the prefix before the first prototype that is too far
+        n_votes = np.where(close.all(axis=1), n_proto, np.argmin(close, axis=1))
         C = self.label_counts_
         rows = np.arange(n)
         scores = As[:, :1] * C[order[:, 0]]
