@@ -35,7 +35,7 @@ Differences from scikit-multilearn 0.2.0 (the study's implementation), each a bu
 it takes the negatives of *label 1* (``Y[:, 1] == 0``) for every label instead of label k's; its
 SOR sweep overwrites the previous iterate (``oldAlpha`` aliases the new one), so its stopping test
 measures only the clipping of one sweep, and it clips after the sweep instead of per coordinate;
-it fails on dense input (``.A`` on an ndarray).  mlbench solves the paper's problem; the reference
+and it reads ``.A`` of its products, which dense arrays and SciPy >= 1.14's sparse matrices lack.  mlbench solves the paper's problem; the reference
 test (tests/methods/test_study_neural.py) compares with scikit-multilearn after fixing the first
 bug and solving its dual exactly.
 """
