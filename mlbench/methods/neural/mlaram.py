@@ -111,10 +111,10 @@ class MLARAM(MultiLabelClassifier):
         Xd = _dense(X)
         lo, hi = float(Xd.min()), float(Xd.max())
         outside = lo < 0.0 or hi > 1.0
-        self.scale_ = (lo, hi - lo) if outside and hi > lo else None
+        self.scale_ = (lo, (hi - lo) or 1.0) if outside else None
         inputs = self._inputs(Xd)
         rho = float(self.vigilance)
-        # prototypes of each label set, as rows of a growing array per label set
+        # label set (its bytes) -> indices of its prototypes in weights / counts
         groups: dict[bytes, list] = {}
         weights, counts = [], []
         for i in range(inputs.shape[0]):
