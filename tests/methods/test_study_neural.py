@@ -67,6 +67,8 @@ def test_mlaram_scales_test_rows_with_the_training_range_and_leaves_Y_alone():
     # a row's scores do not depend on the rows predicted with it
     np.testing.assert_array_equal(est.decision_function(X[:5]), est.decision_function(X)[:5])
     assert est.label_counts_.sum() == Y.sum()       # every row's labels are counted once
+    constant = MLARAM().fit(np.full((6, 2), 5.0), Y[:6])
+    np.testing.assert_array_equal(constant._inputs(np.full((1, 2), 5.0)), [[0.0, 0.0, 1.0, 1.0]])
 
 
 def test_largest_gap_cut():
