@@ -106,8 +106,9 @@ class CLEMS(MultiLabelClassifier):
         Neighbours of the ML-kNN classifier (the study's grid: 6, 8, ..., 20).
     n_estimators : int, default 30
         Trees of each regression forest (the study: 30, ``max_features="sqrt"``).
-    n_init, max_iter, eps : SMACOF starts (4), steps per start (300), relative stress tolerance
-        (1e-3): scikit-multilearn's weighted MDS defaults.
+    n_init, max_iter, eps : SMACOF starts (4), steps per start (300), tolerance (1e-3): the values
+        of scikit-multilearn's weighted MDS, whose stopping test divides the stress by the summed
+        point norms where mlbench uses the relative fall of the stress.
     random_state : int, RandomState or None
     """
 
