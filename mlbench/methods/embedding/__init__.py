@@ -1,1 +1,1 @@
-"""Methods that learn from an enriched or embedded label space (MLFE)."""
+"""Methods that learn from an enriched or embedded label space (MLFE, CLEMS)."""

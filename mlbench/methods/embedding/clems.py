@@ -1,0 +1,197 @@
+"""CLEMS: cost-sensitive label embedding with multidimensional scaling (Huang & Lin, "Cost-sensitive
+label embedding for multi-label classification", Machine Learning 106, 2017), in the pipeline the
+comprehensive study (Bogatinovski et al., Expert Systems with Applications 2022) ran through
+scikit-multilearn: the CLEMS embedding of the label vectors under Hamming loss, one random forest
+regressor (30 trees, sqrt(d) features per split) per embedding dimension from the features to the
+embedding, and ML-kNN with k in {6, 8, ..., 20} as the classifier on the features concatenated
+with the (true, then regressed) embedding.
+
+**Embedding** (Huang & Lin, Sections 3-4).  Let u_1..u_K be the distinct training label vectors,
+n_i how many training rows carry u_i, and c(a, b) the cost, here the Hamming loss
+``mean(a != b)``.  MDS places 2K points in R^L (L = number of labels, the study's dimension): a
+"truth" point t_i and a "prediction" point p_i per vector.  The target distance between t_i and
+p_j is ``sqrt(c(u_i, u_j))``, weighted by n_i; pairs within the same half have weight 0.  The
+weighted stress ``sum_{i<j} W_ij (||z_i - z_j|| - delta_ij)^2`` is minimised by SMACOF with weights
+(Borg & Groenen, Modern Multidimensional Scaling, 2005, Section 8.2): with the weighted Laplacian
+V (V_ij = -W_ij, V_ii = sum_j W_ij) and B(Z) (B_ij = -W_ij delta_ij / d_ij(Z), B_ii = -sum_{j != i}
+B_ij), each step is the Guttman transform ``Z <- V^+ B(Z) Z``.  ``n_init`` random starts (uniform
+in [0, 1)), each up to ``max_iter`` steps, stopping when the stress falls by less than a relative
+``eps``; the start with the lowest stress is kept.  A training row with label vector u_i is
+embedded at t_i.
+
+**Regression and classification.**  Per embedding dimension a random forest maps x to that
+coordinate.  ML-kNN (mlbench's ``mlknn``) is trained on ``[x_n, t(y_n)]`` and applied to
+``[x, regressed t(x)]``; its posteriors are the scores and its MAP labels the predictions.
+
+Differences from the study's scikit-multilearn 0.2.0 run, each a bug or a version change there:
+it builds the embedder as ``CLEMS(hamming_loss, is_score=True)``, which turns the Hamming *loss*
+into the cost ``1 - Hamming loss`` (identical vectors then lie far apart); its ``fit_transform``
+finds each row's embedded point by a nearest-neighbour search of the raw label vector among the
+embedded coordinates and then reads the index in the wrong half; its ML-kNN counts a training
+row among its own neighbours (``ignore_first_neighbours=0``), mlbench's ``mlknn`` does not (as the
+ML-kNN paper); and its weighted MDS module no longer imports with current scikit-learn.  mlbench
+embeds as the CLEMS paper describes, with the Hamming loss as the cost.  Every random choice (MDS
+starts, forest seeds) comes from ``random_state``.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.ensemble import RandomForestRegressor
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from mlbench.errors import ConfigError
+from mlbench.methods.base import MultiLabelClassifier
+from mlbench.methods.knn.mlknn import MLkNN
+from mlbench.methods.registry import register
+
+
+def _distances(Z):
+    """Euclidean distances between the rows of Z (no input validation: called every step)."""
+    sq = np.einsum("ij,ij->i", Z, Z)
+    D2 = sq[:, None] + sq[None, :] - 2.0 * (Z @ Z.T)
+    np.maximum(D2, 0.0, out=D2)
+    D2[np.diag_indices(len(Z))] = 0.0
+    return np.sqrt(D2)
+
+
+def weighted_stress(Z, delta, W):
+    """sum over pairs i < j of W_ij (||z_i - z_j|| - delta_ij)^2."""
+    return float((W * (_distances(Z) - delta) ** 2).sum() / 2.0)
+
+
+def weighted_smacof(delta, W, init, max_iter=300, eps=1e-3):
+    """SMACOF with weights from ``init`` (module doc): returns (Z, stress, n_iter).
+
+    Stops when ``(old - new) / old < eps`` for the stress or after ``max_iter`` Guttman transforms.
+    """
+    n = W.shape[0]
+    V = -W.copy()
+    V[np.diag_indices(n)] = W.sum(axis=1)
+    ones = np.full((n, n), 1.0 / n)
+    V_pinv = np.linalg.inv(V + ones) - ones      # V^+ of a connected weighted Laplacian
+    Z = np.array(init, dtype=np.float64)
+    stress = weighted_stress(Z, delta, W)
+    it = 0
+    for it in range(1, max_iter + 1):
+        D = _distances(Z)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(D > 0, delta / D, 0.0)
+        B = -W * ratio
+        B[np.diag_indices(n)] = 0.0
+        B[np.diag_indices(n)] = -B.sum(axis=1)
+        Z = V_pinv @ (B @ Z)
+        new = weighted_stress(Z, delta, W)
+        done = stress <= 0 or (stress - new) / stress < eps
+        stress = new
+        if done:
+            break
+    return Z, stress, it
+
+
+def hamming_cost(A, B):
+    """c(a, b) = mean(a != b) for every row of A against every row of B, (len(A), len(B))."""
+    A, B = np.asarray(A, dtype=np.float64), np.asarray(B, dtype=np.float64)
+    agree = A @ B.T + (1 - A) @ (1 - B).T
+    return 1.0 - agree / A.shape[1]
+
+
+class CLEMS(MultiLabelClassifier):
+    """CLEMS embedding + per-dimension random forests + ML-kNN, the study's pipeline (module doc).
+
+    Parameters
+    ----------
+    k : int, default 10
+        Neighbours of the ML-kNN classifier (the study's grid: 6, 8, ..., 20).
+    n_estimators : int, default 30
+        Trees of each regression forest (the study: 30, ``max_features="sqrt"``).
+    n_init, max_iter, eps : SMACOF starts (4), steps per start (300), tolerance (1e-3): the values
+        of scikit-multilearn's weighted MDS, whose stopping test divides the stress by the summed
+        point norms where mlbench uses the relative fall of the stress.
+    random_state : int, RandomState or None
+    """
+
+    _accept_sparse = ("csr", "csc")
+    _estimator_checks = {"params": {"n_estimators": 3, "n_init": 1, "max_iter": 20}}
+
+    def __init__(self, *, k=10, n_estimators=30, n_init=4, max_iter=300, eps=1e-3,
+                 random_state=None):
+        self.k = k
+        self.n_estimators = n_estimators
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.eps = eps
+        self.random_state = random_state
+
+    def embed_labels(self, Y, rng):
+        """(truth points, prediction points, each row's vector index, stress) of Y's distinct vectors.
+
+        Sets ``n_iter_``, the SMACOF steps of the start that was kept.
+        """
+        U, inverse, counts = np.unique(Y, axis=0, return_inverse=True, return_counts=True)
+        K, L = U.shape
+        cost = np.sqrt(hamming_cost(U, U))
+        delta = np.zeros((2 * K, 2 * K))
+        W = np.zeros((2 * K, 2 * K))
+        delta[:K, K:] = cost
+        delta[K:, :K] = cost.T
+        W[:K, K:] = counts[:, None]
+        W[K:, :K] = counts[None, :]
+        best = None
+        for _ in range(int(self.n_init)):
+            init = rng.random_sample((2 * K, L))
+            Z, stress, n_iter = weighted_smacof(delta, W, init, int(self.max_iter),
+                                                float(self.eps))
+            if best is None or stress < best[1]:
+                best = (Z, stress, n_iter)
+        self.n_iter_ = best[2]
+        return best[0][:K], best[0][K:], np.ravel(inverse), best[1]
+
+    @staticmethod
+    def _augment(X, Z):
+        return sp.hstack([X, sp.csr_matrix(Z)], format="csr") if sp.issparse(X) else np.hstack([X, Z])
+
+    def fit(self, X, Y):
+        X, Y = self._validate_fit(X, Y)
+        for name in ("k", "n_estimators", "n_init", "max_iter"):
+            if int(getattr(self, name)) < 1:
+                raise ConfigError(f"CLEMS: {name} must be >= 1, got {getattr(self, name)!r}")
+        rng = check_random_state(self.random_state)
+        truth, prediction, row_point, self.stress_ = self.embed_labels(Y, rng)
+        self.truth_points_, self.prediction_points_ = truth, prediction
+        Z = truth[row_point]
+        seeds = rng.randint(np.iinfo(np.int32).max, size=Z.shape[1])
+        self.regressors_ = [
+            RandomForestRegressor(n_estimators=int(self.n_estimators), max_features="sqrt",
+                                  random_state=int(seed)).fit(X, Z[:, j])
+            for j, seed in enumerate(seeds)]
+        self.classifier_ = MLkNN(k=int(self.k)).fit(self._augment(X, Z), Y)
+        return self
+
+    def embedding(self, X):
+        """The regressed embedding of each row, (n, L)."""
+        X = self._validate_predict(X)
+        check_is_fitted(self, "regressors_")
+        return np.column_stack([r.predict(X) for r in self.regressors_])
+
+    def _augmented(self, X):
+        X = self._validate_predict(X)
+        return self._augment(X, self.embedding(X))
+
+    def predict_proba(self, X):
+        """ML-kNN's posterior P(label | neighbours) on [x, regressed embedding]."""
+        Xz = self._augmented(X)
+        return self.classifier_.predict_proba(Xz)
+
+    def predict(self, X):
+        """ML-kNN's MAP labels on [x, regressed embedding]."""
+        Xz = self._augmented(X)
+        return self.classifier_.predict(Xz)
+
+
+register("clems", CLEMS, family="embedding", paper="bogatinovski2022",
+         params={"k": 10, "n_estimators": 30},
+         grid={"k": [6, 8, 10, 12, 14, 16, 18, 20]},
+         description="CLEMS (Huang & Lin 2017): Hamming-cost label embedding by weighted MDS, a "
+                     "30-tree random forest per dimension, ML-kNN on features + embedding")

@@ -1,0 +1,1 @@
+"""Support-vector methods that adapt the SVM itself to multi-label data (``mltsvm``)."""

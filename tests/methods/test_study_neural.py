@@ -1,0 +1,232 @@
+"""The comprehensive study's algorithm-adaptation methods: mlaram, mltsvm, bpnn (and clems).
+
+References: scikit-multilearn 0.2.0's MLARAM and MLTSVM (tests/methods/skml_adapt_ref.py, patched
+there for current NumPy/SciPy and, for MLTSVM, for two bugs), MEKA's BPNN update rule written out
+in NumPy, and SciPy's bounded L-BFGS-B for MLTSVM's dual.
+"""
+import numpy as np
+import pytest
+from sklearn.preprocessing import MinMaxScaler, StandardScaler
+
+from mlbench.data import load_dataset
+from mlbench.errors import ConfigError
+from mlbench.methods import registry
+from mlbench.methods.embedding.clems import CLEMS, hamming_cost, weighted_smacof, weighted_stress
+from mlbench.methods.neural.bpnn import BPNN
+from mlbench.methods.neural.mlaram import MLARAM, largest_gap_cut
+from mlbench.methods.svm import mltsvm as mltsvm_mod
+from mlbench.methods.svm.mltsvm import MLTSVM
+from mlbench.testing import check_method
+
+from skml_adapt_ref import _solve_box_dual, patched_mlaram, reference_mltsvm
+
+# scikit-multilearn 0.2.0 builds numpy.matrix objects and uses deprecated NumPy names
+pytestmark = pytest.mark.filterwarnings("ignore::PendingDeprecationWarning",
+                                        "ignore::DeprecationWarning")
+
+
+@pytest.fixture(scope="module")
+def emotions_split():
+    ds = load_dataset("emotions")
+    idx = np.random.default_rng(0).permutation(ds.n_instances)
+    return ds, idx[:400], idx[400:]
+
+
+@pytest.mark.parametrize("name, small", [("mlaram", {}), ("mltsvm", {}), ("bpnn", {}),
+                                         ("clems", {"n_estimators": 5, "n_init": 1})])
+def test_contract(name, small):
+    found = check_method(registry.make(name, random_state=0, **small))
+    assert found["sparse"]
+
+
+# -- mlaram --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("vigilance, threshold", [(0.9, 0.02), (0.8, 0.5), (0.95, 0.0001),
+                                                  (0.85, 0.95)])
+def test_mlaram_equals_scikit_multilearn(emotions_split, vigilance, threshold):
+    """Same prototypes, bit-identical scores and identical largest-gap predictions on emotions."""
+    ds, tr, te = emotions_split
+    scaler = MinMaxScaler().fit(ds.X[tr])
+    # inputs already in [0, 1]: neither implementation rescales (the reference would rescale the
+    # test batch by its own extremes, mlbench by the training ones)
+    Xtr = np.clip(scaler.transform(ds.X[tr]), 0, 1)
+    Xte = np.clip(scaler.transform(ds.X[te]), 0, 1)
+    ours = MLARAM(vigilance=vigilance, threshold=threshold).fit(Xtr, ds.Y[tr])
+    pred, proba, n_prototypes = patched_mlaram(Xtr, ds.Y[tr], Xte, vigilance, threshold)
+    assert ours.weights_.shape[0] == n_prototypes
+    np.testing.assert_array_equal(ours.decision_function(Xte), proba)
+    np.testing.assert_array_equal(ours.predict(Xte), pred)
+
+
+def test_mlaram_scales_test_rows_with_the_training_range_and_leaves_Y_alone():
+    rng = np.random.default_rng(1)
+    X = rng.normal(scale=5.0, size=(50, 4))
+    Y = (X[:, :3] > 0).astype(int)
+    Y_before = Y.copy()
+    est = MLARAM(vigilance=0.8).fit(X, Y)
+    np.testing.assert_array_equal(Y, Y_before)
+    # a row's scores do not depend on the rows predicted with it
+    np.testing.assert_array_equal(est.decision_function(X[:5]), est.decision_function(X)[:5])
+    assert est.label_counts_.sum() == Y.sum()       # every row's labels are counted once
+    constant = MLARAM().fit(np.full((6, 2), 5.0), Y[:6])
+    np.testing.assert_array_equal(constant._inputs(np.full((1, 2), 5.0)), [[0.0, 0.0, 1.0, 1.0]])
+
+
+def test_largest_gap_cut():
+    S = np.array([[0.9, 0.1, 0.8, 0.0], [0.2, 0.2, 0.2, 0.2], [0.0, 1.0, 0.4, 0.5]])
+    np.testing.assert_array_equal(largest_gap_cut(S), [[1, 0, 1, 0], [1, 0, 0, 0], [0, 1, 0, 0]])
+
+
+def test_mlaram_bad_vigilance_is_a_config_error():
+    with pytest.raises(ConfigError):
+        MLARAM(vigilance=1.5).fit(np.eye(3), np.eye(3, dtype=int))
+
+
+# -- mltsvm --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("c_k, lam", [(1.0, 1.0), (0.125, 4.0), (8.0, 0.25)])
+def test_mltsvm_equals_fixed_scikit_multilearn(emotions_split, c_k, lam):
+    """Converged SOR: the planes of the reference (its dual solved exactly) and the same labels."""
+    ds, tr, te = emotions_split
+    tr = tr[:300]
+    scaler = StandardScaler().fit(ds.X[tr])
+    Xtr, Xte = scaler.transform(ds.X[tr]), scaler.transform(ds.X[te])
+    ours = MLTSVM(c_k=c_k, lambda_param=lam, sor_omega=1.0, threshold=1e-10,
+                  max_iter=100000).fit(Xtr, ds.Y[tr])
+    pred, coef, delta = reference_mltsvm(Xtr, ds.Y[tr], Xte, c_k, lam)
+    np.testing.assert_allclose(ours.coef_, coef, atol=1e-6)
+    assert ours.delta_ == pytest.approx(delta, rel=1e-7)
+    np.testing.assert_array_equal(ours.predict(Xte), pred)
+
+
+def test_sor_kernel_equals_python_and_solves_the_box_qp():
+    rng = np.random.default_rng(3)
+    G = rng.normal(size=(40, 6))
+    A = G[:15].T @ G[:15] + 0.5 * np.eye(6)
+    P = np.ascontiguousarray(np.linalg.solve(A, G.T).T)
+    a1, a2 = np.zeros(40), np.zeros(40)
+    n1 = mltsvm_mod.sor_box(G, P, a1, 0.7, 2.0, 1e-12, 5000, use_kernel=True)
+    n2 = mltsvm_mod.sor_box(G, P, a2, 0.7, 2.0, 1e-12, 5000, use_kernel=False)
+    assert mltsvm_mod._sor_kernel is not None and n1 == n2 < 5000
+    np.testing.assert_allclose(a1, a2, rtol=1e-12, atol=1e-14)
+    Q = G @ P.T
+    exact = _solve_box_dual(Q, 2.0).ravel()
+    objective = lambda a: 0.5 * a @ Q @ a - a.sum()      # noqa: E731
+    assert objective(a1) == pytest.approx(objective(exact), rel=1e-9, abs=1e-9)
+    np.testing.assert_allclose(a1, exact, atol=1e-5)
+
+
+@pytest.mark.parametrize("n_pos", [3, 12])
+def test_ridge_solve_rows_both_ways(n_pos):
+    rng = np.random.default_rng(n_pos)
+    H, G = rng.normal(size=(n_pos, 8)), rng.normal(size=(20, 8))
+    exact = G @ np.linalg.inv(H.T @ H + 0.3 * np.eye(8))
+    np.testing.assert_allclose(mltsvm_mod.ridge_solve_rows(H, G, 0.3), exact, rtol=1e-9, atol=1e-11)
+
+
+def test_mltsvm_gives_predictions_only_and_checks_its_parameters():
+    X = np.random.default_rng(0).normal(size=(30, 3))
+    Y = (X > 0).astype(int)
+    est = MLTSVM().fit(X, Y)
+    assert not hasattr(est, "predict_proba") and not hasattr(est, "decision_function")
+    assert est.distances(X).shape == Y.shape
+    with pytest.raises(ConfigError):
+        MLTSVM(sor_omega=2.5).fit(X, Y)
+
+
+# -- bpnn ----------------------------------------------------------------------------------------
+def _meka_bpnn(V, Y, hidden, epochs, lr, momentum, seed):
+    """MEKA BPNN's arithmetic, written out row by row in NumPy (same initial draws as mlbench)."""
+    rng = np.random.RandomState(seed)
+    d, L = V.shape[1], Y.shape[1]
+    W1 = rng.uniform(-0.05, 0.05, size=(d + 1, hidden))
+    W2 = rng.uniform(-0.05, 0.05, size=(hidden + 1, L))
+    dW1, dW2 = np.zeros_like(W1), np.zeros_like(W2)
+    sig = lambda a: 1.0 / (1.0 + np.exp(-a))       # noqa: E731
+    for _ in range(epochs):
+        for x, y in zip(V, Y):
+            z0 = np.append(x, 1.0)
+            z1 = np.append(sig(z0 @ W1), 1.0)
+            out = sig(z1 @ W2)
+            d2 = out * (1 - out) * (y - out)
+            d1 = (z1 * (1 - z1) * (d2 @ W2.T))[:-1]
+            dW1 = lr * np.outer(z0, d1) + momentum * dW1
+            dW2 = lr * np.outer(z1, d2) + momentum * dW2
+            W1 += dW1
+            W2 += dW2
+    return W1, W2
+
+
+def test_bpnn_follows_meka_update_rule():
+    rng = np.random.default_rng(4)
+    X = rng.random((30, 5))
+    Y = (X[:, :3] > 0.5).astype(int)
+    X[0], X[1] = 0.0, 1.0                           # min-max scaling leaves X unchanged
+    est = BPNN(hidden=4, epochs=7, learning_rate=0.3, momentum=0.2, random_state=5).fit(X, Y)
+    W1, W2 = _meka_bpnn(X, Y.astype(float), 4, 7, 0.3, 0.2, 5)
+    np.testing.assert_allclose(est.weights_[0], W1, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(est.weights_[1], W2, rtol=1e-10, atol=1e-12)
+
+
+def test_bpnn_learns():
+    from mlbench.metrics import get_measure
+
+    rng = np.random.default_rng(0)
+    X = rng.random((80, 5))
+    Y = np.column_stack([X[:, 0] > 0.5, X[:, 1] + X[:, 2] > 1.0]).astype(int)
+    est = registry.make("bpnn", random_state=0, hidden=6, learning_rate=0.5).fit(X, Y)
+    assert get_measure("macro_auc")(Y, est.predict_proba(X)) > 0.9
+    with pytest.raises(ConfigError):
+        BPNN(hidden=0).fit(X, Y)
+
+
+# -- clems ---------------------------------------------------------------------------------------
+def test_weighted_smacof_with_uniform_weights_is_scikit_learns_smacof():
+    from sklearn.manifold import smacof
+
+    rng = np.random.default_rng(1)
+    P = rng.random((12, 3))
+    D = np.sqrt(((P[:, None] - P[None]) ** 2).sum(-1))
+    init = rng.random((12, 3))
+    ours, _, n_iter = weighted_smacof(D, 1.0 - np.eye(12), init, max_iter=5, eps=-1.0)
+    ref = smacof(D, init=init.copy(), n_init=1, max_iter=5, eps=0.0, metric=True,
+                 normalized_stress=False)[0]
+    assert n_iter == 5
+    np.testing.assert_allclose(ours, ref, atol=1e-12)
+
+
+def test_weighted_smacof_never_raises_the_weighted_stress():
+    rng = np.random.default_rng(2)
+    n = 10
+    D = rng.random((n, n))
+    D = (D + D.T) / 2
+    np.fill_diagonal(D, 0.0)
+    W = rng.integers(0, 4, size=(n, n)).astype(float)
+    W = W + W.T + 0.1
+    np.fill_diagonal(W, 0.0)
+    Z = rng.random((n, 2))
+    last = weighted_stress(Z, D, W)
+    for _ in range(15):
+        Z, stress, _ = weighted_smacof(D, W, Z, max_iter=1, eps=-1.0)
+        assert stress <= last + 1e-12
+        last = stress
+
+
+def test_clems_embedding_follows_the_hamming_cost():
+    """Truth point t_i and prediction point p_j lie sqrt(Hamming loss) apart (near-zero stress)."""
+    Y = np.array([[1, 0, 0], [1, 1, 0], [0, 1, 1], [1, 0, 0], [0, 0, 1]])
+    est = CLEMS(n_init=1, max_iter=2000, eps=1e-10)
+    truth, pred, rows, stress = est.embed_labels(Y, np.random.RandomState(0))
+    U = np.unique(Y, axis=0)
+    np.testing.assert_array_equal(U[rows], Y)
+    D = np.sqrt(((truth[:, None] - pred[None]) ** 2).sum(-1))
+    np.testing.assert_allclose(D, np.sqrt(hamming_cost(U, U)), atol=1e-3)
+    assert stress < 1e-5
+
+
+def test_clems_is_reproducible_and_beats_chance(emotions_split):
+    from mlbench.metrics import get_measure
+
+    ds, tr, te = emotions_split
+    a = registry.make("clems", random_state=0, n_estimators=5, n_init=1).fit(ds.X[tr], ds.Y[tr])
+    b = registry.make("clems", random_state=0, n_estimators=5, n_init=1).fit(ds.X[tr], ds.Y[tr])
+    np.testing.assert_array_equal(a.predict_proba(ds.X[te]), b.predict_proba(ds.X[te]))
+    assert get_measure("macro_auc")(ds.Y[te], a.predict_proba(ds.X[te])) > 0.7
