@@ -42,7 +42,7 @@ REQUIRED = {"name", "split", "metrics"}
 SPLIT_KEYS = {"scheme", "train_fraction", "repeats", "folds", "validation_fraction", "stratify",
               "test_sizes"}
 METHOD_KEYS = {"name", "params", "id", "grid", "tune", "tune_by", "variant_of", "search",
-               "not_followed"}
+               "threshold", "not_followed"}
 #: the protocol-level ``search:`` settings (:class:`mlbench.methods.tuning.RandomSearch`)
 SEARCH_KEYS = {"cv": 3, "rows": None, "budget": 600.0, "metric": "hamming_loss",
                "threshold": "pcut"}
@@ -61,6 +61,8 @@ class MethodEntry:
     search: dict | None = None
     #: why the protocol lists this method of its paper but cannot run it ("" when it can)
     not_followed: str = ""
+    #: the search's thresholding for this method when it differs from the protocol's ("" = same)
+    threshold: str = ""
 
     @property
     def label(self):
@@ -99,7 +101,8 @@ class Protocol:
         included), or {} when the protocol searches nothing."""
         if not self.search:
             return {}
-        return {**self.search, "grid": dict(entry.search or {})}
+        own = {"threshold": entry.threshold} if entry.threshold else {}
+        return {**self.search, "grid": dict(entry.search or {}), **own}
 
     @property
     def main_methods(self):
@@ -250,6 +253,10 @@ def method_entries(item, where, metrics=()):
     search = item.get("search")
     if search is not None and (grid or tune):
         raise ConfigError(f"{where}: method {name!r}: search cannot be combined with grid or tune")
+    threshold = item.get("threshold") or ""
+    if threshold and (search is None or threshold not in ("pcut", "none")):
+        raise ConfigError(f"{where}: threshold of method {name!r} must be pcut or none, beside its "
+                          f"search, got {threshold!r}")
     tune_by = item.get("tune_by") or (metrics[0] if metrics else "macro_f1")
     if not isinstance(tune_by, str) or (item.get("tune_by") and not tune):
         raise ConfigError(f"{where}: tune_by of method {name!r} must be a measure name, with tune")
@@ -260,7 +267,8 @@ def method_entries(item, where, metrics=()):
         named = expand_names(name, label or None)
         if not tune:
             return [MethodEntry(n, dict(params), lab if lab != n else "", parent,
-                                None if search is None else dict(search)) for n, lab in named]
+                                None if search is None else dict(search), threshold=threshold)
+                    for n, lab in named]
         return [MethodEntry(tuned_spec(n, tune, tune_by), {},
                             item.get("id") or (lab if len(named) > 1 else item["name"]), parent)
                 for n, lab in named]

@@ -324,3 +324,19 @@ def test_the_shipped_protocol_gives_each_method_it_does_not_follow_a_reason():
     assert {"rsmlcc", "cde", "tremlc", "deep1", "deep4"} <= set(off)
     for label in off:
         assert skip_reason(p, label).startswith("not followed: ")
+
+
+def test_a_method_can_keep_its_own_predict_inside_a_pcut_search():
+    p = parse_protocol(_proto(search={"budget": 5, "threshold": "pcut"}, methods=[
+        {"name": "mlknn", "threshold": "none", "search": {"k": [3]}},
+        {"name": "br-lr", "search": {}}]))
+    by = {e.label: p.search_of(e) for e in p.methods}
+    assert by["mlknn"]["threshold"] == "none" and by["br-lr"]["threshold"] == "pcut"
+    with pytest.raises(ConfigError, match="threshold of method 'mlknn' must be pcut or none"):
+        parse_protocol(_proto(methods=[{"name": "mlknn", "threshold": "scut", "search": {}}]))
+    with pytest.raises(ConfigError, match="beside its search"):
+        parse_protocol(_proto(methods=[{"name": "mlknn", "threshold": "none"}]))
+    # the study scored its scikit-multilearn methods on their own predict, the MEKA ones by PCut
+    study = load_protocol("bogatinovski2022")
+    own = {e.label for e in study.methods if study.search_of(e).get("threshold") == "none"}
+    assert own == {"mlknn", "mlaram", "clems", "mltsvm"}
