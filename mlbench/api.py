@@ -13,7 +13,6 @@ takes CSV paths or such a DataFrame.
 from __future__ import annotations
 
 import os
-import tempfile
 
 import pandas as pd
 
@@ -154,12 +153,9 @@ def build_report(results, *, metrics: list[str] | None = None, stats: list[str] 
     from mlbench.report.build import make_report
 
     if isinstance(results, pd.DataFrame):
-        with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, "results.csv")
-            results.to_csv(path, index=False)
-            return build_report(path, metrics=metrics, stats=stats, style=style, fmt=fmt,
-                          control=control, width=width)
-    paths = [results] if isinstance(results, (str, os.PathLike)) else list(results)
+        paths = results            # its rows as they are (a protocol file resolves from here)
+    else:
+        paths = [results] if isinstance(results, (str, os.PathLike)) else list(results)
     text, _, _ = make_report(paths, metrics=tuple(metrics or ()), stats=tuple(stats or ()),
                              style=style, fmt=fmt, control=control, width=width)
     return text

@@ -36,11 +36,14 @@ def test_methods_fit_80_columns_and_a_method_has_its_page(cli, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     code, out, _ = cli(["methods"])
     assert code == 0 and max(len(line) for line in out.splitlines()) <= 80
-    assert len(out.splitlines()) <= 80                      # one line per method, no wrapping
+    from mlbench.methods import registry
+
+    n_methods = len(registry.all_methods())                  # one line per method, no wrapping
+    assert len(out.splitlines()) == n_methods + 1 and out.startswith(f"{n_methods} method(s)")
     code, out, _ = cli(["methods", "pcc"])
     assert code == 0 and "select_C_on = 'own'" in out and "class mlbench.methods" in out
     assert "Mixtures-of-Trees" in out
-    code, _, err = cli(["methods", "pcx"])
+    code, _, err = cli(["methods", "pccc"])
     assert code == 2 and "did you mean 'pcc'" in err
 
 
