@@ -73,7 +73,7 @@ def _best_overall(claim, df):
     ranking, the mean over ``metrics`` of each method's average rank over the datasets where every
     method has a value (the Bogatinovski et al. study's ranking across measures)."""
     named = [claim["method"]] if isinstance(claim["method"], str) else list(claim["method"])
-    ranks = []
+    ranks, used = [], set()
     for metric in claim["metrics"]:
         if metric not in df.columns:
             return False, f"metric {metric} not in the results"
@@ -81,6 +81,7 @@ def _best_overall(claim, df):
         block = means.dropna()
         if block.empty:
             return False, f"{metric}: no dataset has a value of every method"
+        used.update(block.index)
         ranks.append(pd.Series(rank_scores(block.values, _gib(metric)).mean(axis=0),
                                index=block.columns))
     overall = pd.concat(ranks, axis=1).mean(axis=1).sort_values(kind="stable")
@@ -90,7 +91,8 @@ def _best_overall(claim, df):
     top = list(overall.index[:len(named)])
     shown = ", ".join(f"{m} {overall[m]:.2f}" for m in overall.index[:len(named) + 2])
     return set(top) == set(named), (f"mean of the average ranks over {len(claim['metrics'])} "
-                                    f"measures and {len(overall)} methods; best: {shown}")
+                                    f"measures, {len(overall)} methods and {len(used)} datasets "
+                                    f"({', '.join(sorted(used))}); best: {shown}")
 
 
 def _test(claim, df):

@@ -257,6 +257,7 @@ def test_best_overall_claim_and_a_paper_not_run_yet(tmp_path):
     claim = {"test": "best_overall", "method": ["b", "a"], "metrics": ["macro_f1", "hamming_loss"]}
     holds, why = _test(claim, df)
     assert holds and "best: a 1.00, b 2.00, c 3.00" in why
+    assert "3 methods and 3 datasets (p, q, r)" in why
     assert not _test({**claim, "method": ["a", "c"]}, df)[0]
     assert not _test({**claim, "method": ["a", "zz"]}, df)[0]
     (tmp_path / "claims.yaml").write_text(yaml.safe_dump({"papers": {"later": {
