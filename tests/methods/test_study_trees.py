@@ -256,7 +256,7 @@ def test_mbr_takes_the_protocols_flat_C_and_gamma():
 
 
 def test_c45_added_errors():
-    from mlbench.methods.trees.single_pct import added_errors
+    from mlbench.methods.components.c45_pruning import added_errors
 
     # no error: the exact bound n (1 - CF^(1/n)); Quinlan (1993) gives U(0, 6) = 0.206 per row
     assert added_errors(6, 0.0) == pytest.approx(6 * (1 - 0.25 ** (1 / 6)))
@@ -296,7 +296,8 @@ def test_pct_c45_pruning_decision_on_one_split():
     """One label, ten rows, one split into 5 + 5 whose sides predict differently (so neither the
     same-prediction nor the training-error step prunes it): C4.5's rule keeps the split exactly
     when the leaf's estimated errors exceed the children's by more than 0.1."""
-    from mlbench.methods.trees.single_pct import PredictiveClusteringTree, added_errors
+    from mlbench.methods.components.c45_pruning import added_errors
+    from mlbench.methods.trees.single_pct import PredictiveClusteringTree
 
     x = np.arange(10, dtype=float).reshape(-1, 1)
     for left_ones, right_ones in ((2, 3), (0, 4), (1, 4)):

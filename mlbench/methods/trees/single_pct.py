@@ -46,31 +46,17 @@ import sys
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.stats import norm
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from mlbench.methods.base import MultiLabelClassifier
+from mlbench.methods.components import c45_pruning
+from mlbench.methods.components.c45_pruning import added_errors
 from mlbench.methods.registry import register
 from mlbench.methods.trees.pct import fit_forest, forest_proba, make_forest
 
 PRUNINGS = ("c45", "none")
 CONFIDENCE = 0.25                       # Clus's C45Pruner m_ConfidenceFactor
-_Z = float(norm.ppf(1.0 - CONFIDENCE))
-
-
-def added_errors(n, e, cf=CONFIDENCE, z=_Z):
-    """C4.5's extra errors U(n, e) at confidence ``cf`` for e errors among n rows."""
-    if cf > 0.5:
-        return 0.0
-    if e < 1:
-        base = n * (1.0 - cf ** (1.0 / n))
-        return base if e == 0 else base + e * (added_errors(n, 1.0, cf, z) - base)
-    if e + 0.5 >= n:
-        return max(n - e, 0.0)
-    f = (e + 0.5) / n
-    r = (f + z * z / (2 * n) + z * np.sqrt(f / n - f * f / n + z * z / (4 * n * n))) / (1 + z * z / n)
-    return r * n - e
 
 
 class _Node:
@@ -95,7 +81,20 @@ class _Node:
         return float(np.minimum(self.pos, self.n - self.pos).mean()) if self.n else 0.0
 
     def estimated(self):
-        return 0.0 if self.n == 0 else self.error() + added_errors(self.n, self.error())
+        return 0.0 if self.n == 0 else self.error() + added_errors(self.n, self.error(), CONFIDENCE)
+
+    def estimate_rows(self, rows, Y):
+        return _Node(-1, 0.0, [], rows, Y).estimated()
+
+    def largest_child(self):
+        """The first of the children with the most rows (Clus)."""
+        return int(np.argmax([c.n for c in self.children]))
+
+    def make_leaf(self):
+        self.children = []
+
+    def raise_child(self, child):
+        self.feature, self.threshold, self.children = child.feature, child.threshold, child.children
 
     def majority(self):
         return self.pos > self.n - self.pos
@@ -120,61 +119,12 @@ def _build(tree, X, Y):
     return build(0, np.arange(X.shape[0]))
 
 
-def _leaves(node):
-    return [node] if node.leaf else [leaf for c in node.children for leaf in _leaves(c)]
-
-
 def _safe_prune(node):
     for c in node.children:
         _safe_prune(c)
     if node.children and all(c.leaf for c in node.children) and all(
             np.array_equal(c.majority(), node.children[0].majority()) for c in node.children):
         node.children = []
-
-
-def _prune_by_train_error(node):
-    if node.leaf:
-        return
-    if sum(leaf.error() for leaf in _leaves(node)) >= node.error() - 1e-3:
-        node.children = []
-        return
-    for c in node.children:
-        _prune_by_train_error(c)
-
-
-def _branch_estimate(node, rows, X, Y):
-    """Summed estimated errors of ``node``'s leaves with ``rows`` sent through it."""
-    if node.leaf:
-        probe = _Node(-1, 0.0, [], rows, Y)
-        return probe.estimated()
-    return sum(_branch_estimate(c, r, X, Y) for c, r in zip(node.children, node.split(rows, X)))
-
-
-def _adapt(node, rows, X, Y):
-    """Recompute the statistics of ``node`` and its subtree from ``rows``."""
-    node.set_rows(rows, Y)
-    if not node.leaf:
-        for c, r in zip(node.children, node.split(rows, X)):
-            _adapt(c, r, X, Y)
-
-
-def _prune_c45(node, rows, X, Y):
-    if node.leaf:
-        return
-    for c, r in zip(node.children, node.split(rows, X)):
-        _prune_c45(c, r, X, Y)
-    largest = max(node.children, key=lambda c: c.n)          # the first of the largest
-    as_branch = _branch_estimate(largest, rows, X, Y)
-    as_leaf = node.estimated()
-    as_tree = sum(leaf.estimated() for leaf in _leaves(node))
-    if as_leaf <= as_tree + 0.1 and as_leaf <= as_branch + 0.1:
-        node.children = []
-        return
-    if as_branch <= as_tree + 0.1:
-        node.feature, node.threshold, node.children = (largest.feature, largest.threshold,
-                                                       largest.children)
-        _adapt(node, rows, X, Y)
-        _prune_c45(node, rows, X, Y)
 
 
 def _flatten(root):
@@ -246,8 +196,8 @@ class PredictiveClusteringTree(MultiLabelClassifier):
         sys.setrecursionlimit(max(sys.getrecursionlimit(), 4 * tree.max_depth + 200))
         root = _build(tree, X32, Y)
         _safe_prune(root)
-        _prune_by_train_error(root)
-        _prune_c45(root, np.arange(X.shape[0]), X32, Y)
+        c45_pruning.collapse(root)
+        c45_pruning.prune(root, np.arange(X.shape[0]), X32, Y)
         self.nodes_ = _flatten(root)
         return self
 
