@@ -258,3 +258,52 @@ def select_split(const cnp.int64_t[::1] indptr, const cnp.int32_t[::1] indices,
     if eq(min_result, 0.0):
         return -1, 0.0, 0.0, 0.0, 0.0
     return chosen, lows[chosen], highs[chosen], gains[chosen], ratios[chosen]
+
+
+def apply_csr(const cnp.int64_t[::1] indptr, const cnp.int32_t[::1] indices,
+              const double[::1] data, const cnp.intp_t[::1] feature,
+              const double[::1] threshold, const cnp.intp_t[::1] left,
+              const cnp.intp_t[::1] right):
+    """Leaf reached by each row of a CSR X (sorted indices): ``x[f] <= t`` goes left."""
+    cdef Py_ssize_t n = indptr.shape[0] - 1
+    cdef cnp.ndarray[cnp.intp_t, ndim=1] out_a = np.zeros(n, dtype=np.intp)
+    cdef cnp.intp_t[::1] out = out_a
+    cdef Py_ssize_t i, node, lo, hi, mid
+    cdef double v
+    cdef cnp.intp_t f
+    with nogil:
+        for i in range(n):
+            node = 0
+            while left[node] != -1:
+                f = feature[node]
+                lo = indptr[i]
+                hi = indptr[i + 1]
+                v = 0.0
+                while lo < hi:                      # binary search of f in the row
+                    mid = (lo + hi) // 2
+                    if indices[mid] < f:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                if lo < indptr[i + 1] and indices[lo] == f:
+                    v = data[lo]
+                node = left[node] if v <= threshold[node] else right[node]
+            out[i] = node
+    return out_a
+
+
+def apply_dense(const double[:, :] X, const cnp.intp_t[::1] feature,
+                const double[::1] threshold, const cnp.intp_t[::1] left,
+                const cnp.intp_t[::1] right):
+    """Leaf reached by each row of a dense X: ``x[f] <= t`` goes left."""
+    cdef Py_ssize_t n = X.shape[0]
+    cdef cnp.ndarray[cnp.intp_t, ndim=1] out_a = np.zeros(n, dtype=np.intp)
+    cdef cnp.intp_t[::1] out = out_a
+    cdef Py_ssize_t i, node
+    with nogil:
+        for i in range(n):
+            node = 0
+            while left[node] != -1:
+                node = left[node] if X[i, feature[node]] <= threshold[node] else right[node]
+            out[i] = node
+    return out_a

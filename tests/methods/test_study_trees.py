@@ -101,19 +101,20 @@ def test_rfdtbr_is_one_entropy_forest_per_label():
     np.testing.assert_array_equal(m.predict_proba(X[TE]), ref)
 
 
-def test_ebrj48_averages_per_label_trees_on_its_bootstrap_samples():
-    """Each member is BR: one sklearn entropy tree per label, seeded as the member seeds its
-    labels (ties between equally good splits follow the seed), on the member's bootstrap rows."""
+def test_ebrj48_averages_per_label_j48_trees_on_its_bootstrap_samples():
+    """Each member is BR: one J48 tree (Weka's defaults) per label on the member's bootstrap
+    rows; the score is the mean of their P(y = 1)."""
+    from mlbench.methods.components.j48 import J48
+
     m = registry.make("ebrj48", n_estimators=3, random_state=8).fit(X[TR], Y[TR])
     seeds = draw_seeds(8, 6)
     ref = np.zeros((X[TE].shape[0], Y.shape[1]))
     for k, rows in enumerate(m.estimators_samples_):
         assert rows.size == 110 and np.unique(rows).size < 110      # N rows, with replacement
         np.testing.assert_array_equal(rows, np.random.RandomState(seeds[2 * k]).randint(110, size=110))
-        label_seeds = draw_seeds(seeds[2 * k + 1], Y.shape[1])
         for l in range(Y.shape[1]):
-            tree = DecisionTreeClassifier(criterion="entropy", random_state=label_seeds[l])
-            ref[:, l] += tree.fit(X[TR][rows], Y[TR][rows, l]).predict_proba(X[TE])[:, 1]
+            tree = J48(C=0.25, M=2).fit(X[TR][rows], Y[TR][rows, l])
+            ref[:, l] += tree.predict_proba(X[TE])[:, list(tree.classes_).index(1)]
     np.testing.assert_allclose(m.predict_proba(X[TE]), ref / 3, rtol=0, atol=1e-12)
 
 
@@ -122,8 +123,8 @@ def test_eccj48_votes_of_sklearn_chains_on_its_samples():
     rows.  sklearn's chain gives every position the same seed, mlbench's one seed each: the trees
     are kept shallow so that no two splits tie and the seeds do not matter (test_tree_bases.py
     checks the full-depth EntropyTree against scikit-learn's tree seed for seed)."""
-    m = registry.make("eccj48", n_estimators=3, base_params={"max_depth": 2}, threshold=0.5,
-                      random_state=6).fit(X[TR], Y[TR])
+    m = registry.make("eccj48", n_estimators=3, base="tree", base_params={"max_depth": 2},
+                      threshold=0.5, random_state=6).fit(X[TR], Y[TR])
     seeds = draw_seeds(6, 6)
     votes = np.zeros((X[TE].shape[0], Y.shape[1]))
     for k, chain in enumerate(m.estimators_):
@@ -134,6 +135,20 @@ def test_eccj48_votes_of_sklearn_chains_on_its_samples():
     np.testing.assert_array_equal(m.predict_proba(X[TE]), votes / 3)
     np.testing.assert_array_equal(m.predict(X[TE]), (votes / 3 >= 0.5).astype(int))
     assert len({tuple(c.order_) for c in m.estimators_}) == 3          # random orders
+
+
+def test_eccj48_chains_are_j48_chains():
+    """With its own base (J48's defaults, deterministic: no seed involved) each chain equals
+    scikit-learn's ClassifierChain of J48 trees with the chain's order on its bootstrap rows."""
+    from mlbench.methods.components.j48 import J48
+
+    m = registry.make("eccj48", n_estimators=2, threshold=0.5, random_state=3).fit(X[TR], Y[TR])
+    seeds = draw_seeds(3, 4)
+    votes = np.zeros((X[TE].shape[0], Y.shape[1]))
+    for k, chain in enumerate(m.estimators_):
+        rows = np.random.RandomState(seeds[2 * k]).randint(110, size=110)
+        votes += SkChain(J48(), order=chain.order_).fit(X[TR][rows], Y[TR][rows]).predict(X[TE])
+    np.testing.assert_array_equal(m.predict_proba(X[TE]), votes / 2)
 
 
 def test_mbr_stacks_two_multioutput_levels():

@@ -42,7 +42,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from mlbench._ext._j48 import select_split
+from mlbench._ext._j48 import apply_csr, apply_dense, select_split
 from mlbench.methods.components import c45_pruning
 
 #: Weka's ``Utils.SMALL``: the tolerance of its comparisons
@@ -285,20 +285,15 @@ class J48(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "value_")
         X = validate_data(self, X, accept_sparse=("csr", "csc", "coo"), dtype=np.float64,
                           reset=False)
-        X = X.tocsc() if sp.issparse(X) else X
-        node = np.zeros(X.shape[0], dtype=np.intp)
-        inner = np.flatnonzero(self.left_[node] != -1)
-        while inner.size:
-            at = node[inner]
-            vals = np.empty(inner.size)
-            for f in np.unique(self.feature_[at]):
-                sel = self.feature_[at] == f
-                col = X[:, [f]].toarray().ravel() if sp.issparse(X) else X[:, f]
-                vals[sel] = col[inner[sel]]
-            go_left = vals <= self.threshold_[at]
-            node[inner] = np.where(go_left, self.left_[at], self.right_[at])
-            inner = inner[self.left_[node[inner]] != -1]
-        return node
+        if sp.issparse(X):
+            X = X.tocsr()
+            if not X.has_sorted_indices:
+                X = X.sorted_indices()
+            return apply_csr(X.indptr.astype(np.int64, copy=False),
+                             X.indices.astype(np.int32, copy=False),
+                             X.data.astype(np.float64, copy=False), self.feature_,
+                             self.threshold_, self.left_, self.right_)
+        return apply_dense(X, self.feature_, self.threshold_, self.left_, self.right_)
 
     def predict_proba(self, X):
         """Class fractions of the leaf each row reaches, shape (n, len(classes_))."""

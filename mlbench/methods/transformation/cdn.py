@@ -23,8 +23,9 @@ per row; either is a random-scan Gibbs sampler of the same network).  Every draw
 ``random_state``: fitting and predicting twice with the same seed gives the same scores.  h_j reads
 (x, y) with its own label's column held at 0, so it cannot split on it (a constant column).
 
-The base learner J48 is the ``c45`` tree here (CART with entropy splits, no C4.5 pruning:
-``make_base_learner``), grown by :class:`~mlbench.methods.components.fast_tree.EntropyTree`.
+The base learner is Weka's J48 with its defaults (``j48``, -C 0.25 -M 2: the study's command line
+passes no options; the parameters it records beside it say ``-U -M 2``, but they are not on the
+command that ran), :mod:`mlbench.methods.components.j48`.
 """
 from __future__ import annotations
 
@@ -51,13 +52,13 @@ class ConditionalDependencyNetwork(PCutThreshold, MultiLabelClassifier):
     n_collection : int, default 25
         Collection iterations Ic (the study: 25, 50 or 75), at most ``n_iterations``.
     base, base_params :
-        The binary base learner (must give probabilities); ``c45`` as the study's J48.
+        The binary base learner (must give probabilities); ``j48`` as the study's J48.
     threshold : float or "pcut1", default 0.5
     random_state : int, RandomState or None
         Seeds the base learners and, through ``sampling_seed_``, every Gibbs draw.
     """
 
-    def __init__(self, *, n_iterations=250, n_collection=25, base="c45", base_params=None,
+    def __init__(self, *, n_iterations=250, n_collection=25, base="j48", base_params=None,
                  threshold=0.5, random_state=None):
         self.n_iterations = n_iterations
         self.n_collection = n_collection
@@ -152,7 +153,7 @@ class ConditionalDependencyNetwork(PCutThreshold, MultiLabelClassifier):
 
 
 register("cdn", ConditionalDependencyNetwork, family="transformation", paper="bogatinovski2022",
-         params={"n_iterations": 250, "n_collection": 25, "base": "c45", "threshold": "pcut1"},
+         params={"n_iterations": 250, "n_collection": 25, "base": "j48", "threshold": "pcut1"},
          grid={"n_iterations": [250, 500, 750], "n_collection": [25, 50, 75]},
-         description="conditional dependency network (Guo & Gu 2011): a C4.5 tree per label on x "
+         description="conditional dependency network (Guo & Gu 2011): a J48 tree per label on x "
                      "and the other labels, Gibbs sampling, MEKA's PCut1 threshold")

@@ -15,9 +15,9 @@ s_l(x) = (1/m) sum_k P^k(y_l = 1 | x), and the prediction is s_l(x) >= t with t 
 (a number, or ``"pcut1"``: MEKA's PCut1, see
 :func:`~mlbench.methods.components.thresholds.pcut1_threshold`).
 
-J48 is Weka's C4.5; the ``c45`` base learner is scikit-learn's CART with entropy splits, without
-C4.5's gain ratio and error-based pruning (``make_base_learner``); its trees are grown by
-:class:`~mlbench.methods.components.fast_tree.EntropyTree` (the same trees, faster).
+The base learner is Weka's J48 with its defaults (``j48``: C4.5 with gain ratio and error-based
+pruning at confidence 0.25, at least 2 rows per leaf; :mod:`mlbench.methods.components.j48`).
+The study's code gives EBR only with SMO; its name says J48, and J48's defaults are used.
 """
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ class EnsembleBinaryRelevance(PCutThreshold, MultiLabelClassifier):
     ``estimators_samples_`` holds each model's sampled row indices.
     """
 
-    def __init__(self, *, n_estimators=10, base="c45", base_params=None, bag_percent=100,
+    def __init__(self, *, n_estimators=10, base="j48", base_params=None, bag_percent=100,
                  threshold=0.5, random_state=None):
         self.n_estimators = n_estimators
         self.base = base
@@ -101,6 +101,6 @@ class EnsembleBinaryRelevance(PCutThreshold, MultiLabelClassifier):
 
 
 register("ebrj48", EnsembleBinaryRelevance, family="transformation", paper="bogatinovski2022",
-         params={"n_estimators": 10, "base": "c45", "bag_percent": 100, "threshold": "pcut1"},
-         description="ensemble of binary relevance (EBRJ48): 10 BR models of C4.5 trees on "
+         params={"n_estimators": 10, "base": "j48", "bag_percent": 100, "threshold": "pcut1"},
+         description="ensemble of binary relevance (EBRJ48): 10 BR models of J48 trees on "
                      "bootstrap samples, mean probability, MEKA's PCut1 threshold")

@@ -17,8 +17,9 @@ comparative study of multi-label classification methods", Expert Systems with Ap
 2022 (ECCJ48): MEKA's ``meta.BaggingMLdup -S 1 -P 100 -I 10 -threshold PCut1`` around ``CC``
 (``code/code/algorithmConfiguration.py``), i.e. 10 chains with random orders on bootstrap samples
 of N rows; MEKA's CC returns its 0/1 predictions as the chain's distribution, so the ensemble score
-is the mean vote (``aggregate="vote"``); base J48, here the ``c45`` tree (CART with entropy splits,
-no C4.5 pruning: ``make_base_learner``).
+is the mean vote (``aggregate="vote"``); base Weka's J48 with its defaults (``j48``: pruned at
+confidence 0.25, at least 2 rows per leaf; the study's code gives ECC only with SMO, its name says
+J48).
 
 With ``base="tree"`` the chains' entropy trees are grown by
 :class:`~mlbench.methods.components.fast_tree.EntropyTree` (scikit-learn's tree, faster).
@@ -123,6 +124,6 @@ register("ecc", EnsembleClassifierChains, family="transformation", paper="platfo
          description="ensemble of classifier chains (Read et al. 2011): random orders, bootstrap "
                      "samples, mean vote >= 0.5")
 register("eccj48", EnsembleClassifierChains, family="transformation", paper="bogatinovski2022",
-         params={"n_estimators": 10, "base": "c45", "aggregate": "vote", "threshold": "pcut1"},
-         description="ensemble of classifier chains (ECCJ48): 10 chains of C4.5 trees, random "
+         params={"n_estimators": 10, "base": "j48", "aggregate": "vote", "threshold": "pcut1"},
+         description="ensemble of classifier chains (ECCJ48): 10 chains of J48 trees, random "
                      "orders, bootstrap samples, mean vote, MEKA's PCut1 threshold")

@@ -259,8 +259,8 @@ class EnsemblePrunedSets(MultiLabelClassifier):
     pruning, max_subsets : int
         PS's p and n for every model (the study's grid: p in {1, 2, 3}, n in {0, 3}).
     base, base_params
-        Multi-class learner of each PS model (the study: J48 unpruned, ``-U -M 2``, here ``c45``
-        with ``min_samples_leaf=2``).
+        Multi-class learner of each PS model (the study: J48 unpruned, ``-U -M 2``: ``j48`` with
+        ``{"unpruned": True, "M": 2}``).
     threshold : float, default 0.5
         Predict a label when its mean vote reaches it.
     random_state : int, RandomState or None
@@ -275,7 +275,7 @@ class EnsemblePrunedSets(MultiLabelClassifier):
                 "the open interval (0, 1)"}}
 
     def __init__(self, *, n_estimators=10, sample_fraction=0.7, pruning=1, max_subsets=0,
-                 base="c45", base_params=None, threshold=0.5, random_state=None):
+                 base="j48", base_params=None, threshold=0.5, random_state=None):
         self.n_estimators = n_estimators
         self.sample_fraction = sample_fraction
         self.pruning = pruning
@@ -422,9 +422,9 @@ register("pst", PrunedSets, family="transformation", paper="bogatinovski2022",
          description=f"pruned sets with marginal scores, RBF SVC ({_STUDY}: MEKA PSt with SMO)")
 register("eps", EnsemblePrunedSets, family="transformation", paper="bogatinovski2022",
          params={"n_estimators": 10, "sample_fraction": 0.7, "pruning": 1, "max_subsets": 0,
-                 "base": "c45", "base_params": {"min_samples_leaf": 2}},
+                 "base": "j48", "base_params": {"unpruned": True, "M": 2}},
          grid={"pruning": [1, 2, 3], "max_subsets": [0, 3]},
-         description=f"ensemble of 10 pruned-sets models on 70 % row subsets, C4.5 trees "
+         description=f"ensemble of 10 pruned-sets models on 70 % row subsets, unpruned J48 trees "
                      f"({_STUDY}: MEKA EnsembleML of PS with J48 -U -M 2)")
 register("rakel2", RAkELPrunedSets, family="transformation", paper="bogatinovski2022",
          params={"labelset_size": 3, "n_labelsets": 10, "pruning": 1, "max_subsets": 0,
