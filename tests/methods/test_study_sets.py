@@ -1,4 +1,5 @@
-"""The label-set methods of the Bogatinovski et al. (2022) study: br, lp, pst, eps, rakel2.
+"""The label-set methods of the Bogatinovski et al. (2022) study: br, lp, pst, eps, rakel2, ssm,
+rsmlcc.
 
 References: scikit-multilearn (the test extra's scikit-multilearn-ng, or 0.2.0: the same
 LabelPowerset and MajorityVotingClassifier over fixed labelsets = RAkEL-o's voting) and
@@ -18,7 +19,7 @@ from mlbench.methods.transformation.pruned_sets import (EnsemblePrunedSets, Prun
                                                         first_seen_labelsets, pruned_sets_transform)
 from mlbench.testing import check_method
 
-STUDY = ("br", "lp", "pst", "eps", "rakel2", "ssm")
+STUDY = ("br", "lp", "pst", "eps", "rakel2", "ssm", "rsmlcc")
 
 # labelsets: A = {0,1} x3, B = {0} x2, C = {2} x2, D = {0,1,2} x1, E = {0,2} x1, F = {} x1
 Y_PS = np.array([[1, 1, 0], [1, 0, 0], [1, 1, 0], [0, 0, 1], [1, 1, 1], [1, 0, 0], [1, 1, 0],
@@ -295,3 +296,42 @@ def test_br_and_cc_with_svc_equal_scikit_learn(mirror, tmp_path):
     cc = registry.make("cc", random_state=0, base="svc", **params).fit(Xtr, Ytr)
     ref = SkChain(SVC(**params), order=list(range(Ytr.shape[1]))).fit(Xtr, Ytr)
     np.testing.assert_array_equal(cc.predict(Xte), ref.predict(Xte).astype(int))
+
+
+# -- rsmlcc: MEKA's RandomSubspaceML over LC with J48 ----------------------------------------------
+def test_rsmlcc_members_are_label_powerset_j48_trees_on_row_and_feature_subsets():
+    from mlbench.methods.components.j48 import J48
+    from mlbench.methods.transformation.random_subspace import RandomSubspaceLC
+
+    rng = np.random.RandomState(5)
+    X = rng.normal(size=(90, 12))
+    Y = (X[:, :3] + 0.5 * rng.normal(size=(90, 3)) > 0.3).astype(int)
+    m = RandomSubspaceLC(n_estimators=4, attributes=25, confidence=0.1, threshold=0.5,
+                         random_state=2).fit(X[:60], Y[:60])
+    votes = np.zeros((30, 3))
+    for rows, feats in zip(m.estimators_samples_, m.estimators_features_):
+        assert rows.size == 60 * 67 // 100 and np.unique(rows).size == rows.size   # no repeats
+        assert feats.size == 12 * 25 // 100 == 3
+        sets, codes = first_seen_labelsets(Y[:60][rows])[:2]
+        tree = J48(C=0.1, M=2).fit(X[:60][rows][:, feats], codes)
+        votes += sets[tree.predict(X[60:][:, feats])]
+    np.testing.assert_array_equal(m.predict_proba(X[60:]), votes / 4)
+    np.testing.assert_array_equal(m.predict(X[60:]), (votes / 4 >= 0.5).astype(int))
+    assert len({tuple(f) for f in m.estimators_features_}) > 1              # random subspaces
+
+
+def test_rsmlcc_pcut1_and_bad_parameters():
+    from mlbench.methods.components.thresholds import pcut1_threshold
+    from mlbench.methods.transformation.random_subspace import RandomSubspaceLC
+
+    rng = np.random.RandomState(1)
+    X = rng.normal(size=(50, 6))
+    Y = (X[:, :2] > 0).astype(int)
+    m = RandomSubspaceLC(n_estimators=3, random_state=0).fit(X[:35], Y[:35])
+    scores = m.predict_proba(X[35:])
+    t = pcut1_threshold(scores, Y[:35].sum(axis=1).mean())
+    np.testing.assert_array_equal(m.predict(X[35:]), (scores >= t).astype(int))
+    for bad in ({"attributes": 0}, {"attributes": 101}, {"bag_percent": 0},
+                {"n_estimators": 0}, {"confidence": 1.0}, {"threshold": "pcut2"}):
+        with pytest.raises(ValueError):
+            RandomSubspaceLC(**bad).fit(X[:35], Y[:35])
