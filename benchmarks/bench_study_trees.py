@@ -1,8 +1,10 @@
 """Fit CPU time and peak memory of the study's tree/ensemble methods against scikit-learn doing the
-same algorithm (Bogatinovski et al. 2022: rfpct, pct, rfdtbr, ebrj48, eccj48, ada300, cdn).
+same algorithm (Bogatinovski et al. 2022: rfpct, pct, rfdtbr, ebrj48, eccj48, ada300, cdn), and of
+the J48 base learner (``j48``).
 
     MLBENCH_MIRROR=../shared/datasets .venv/bin/python benchmarks/bench_study_trees.py \
-        [--dataset bibtex] [--methods rfpct,ebrj48] [--trees 10] [--members 2] [--rounds 50]
+        [--dataset bibtex] [--methods rfpct,ebrj48] [--trees 10] [--members 2] [--rounds 50] \
+        [--j48-labels 40]
 
 The dataset's first two thirds fit, the rest predicts (cdn's fit includes its Gibbs prediction of
 that part: its cost is there).  The scikit-learn sides:
@@ -10,8 +12,13 @@ that part: its cost is there).  The scikit-learn sides:
 * ``rfpct`` / ``pct``: ``RandomForestRegressor`` / ``DecisionTreeRegressor`` on the 0/1 labels with
   the same parameters and seeds (mlbench grows the same trees with :mod:`fast_pct`);
 * ``rfdtbr``: one ``RandomForestClassifier(criterion="entropy")`` per label, seeded as mlbench's BR;
-* ``ebrj48``: per bag, one ``DecisionTreeClassifier(criterion="entropy")`` per label;
+* ``ebrj48``: per bag, one ``DecisionTreeClassifier(criterion="entropy")`` per label (scikit-learn
+  has no C4.5: its nearest tree, grown without pruning, where mlbench grows and prunes J48);
 * ``eccj48``: per bag, scikit-learn's ``ClassifierChain`` of those trees in the chain's order;
+* ``j48``: one tree per label on the first ``--j48-labels`` labels: mlbench's J48 (Weka's
+  defaults), the ``c45`` stand-in it replaced in the study's methods (mlbench's Cython
+  :class:`~mlbench.methods.components.fast_tree.EntropyTree`) and scikit-learn's
+  ``DecisionTreeClassifier(criterion="entropy")`` (timed only; peak memory: J48 and scikit-learn);
 * ``ada300``: scikit-learn's ``AdaBoostClassifier`` of entropy stumps on the expanded
   (example, label) pairs - dense N L x (d + L), so it runs on the first ``--ada-rows`` rows and
   ``--ada-labels`` labels only (both sides on the same subset);
@@ -115,6 +122,8 @@ def sides(method, X, Y, Xt, a):
             E = np.hstack([np.repeat(X, L, axis=0), np.tile(np.eye(L), (len(X), 1))])
             return AdaBoostClassifier(DecisionTreeClassifier(max_depth=1, criterion="entropy"),
                                       n_estimators=a.rounds, random_state=0).fit(E, Y.ravel())
+    elif method == "j48":
+        return j48_sides(X, Y, a)["mlbench J48"], j48_sides(X, Y, a)["scikit-learn"]
     elif method == "cdn":
         def ours():
             m = registry.make("cdn", random_state=SEED).fit(X, Y)
@@ -123,6 +132,26 @@ def sides(method, X, Y, Xt, a):
     else:
         raise SystemExit(f"unknown method {method!r}")
     return ours, theirs
+
+
+def j48_sides(X, Y, a):
+    """label -> fit of one tree per label (the labels with both classes among the first
+    ``a.j48_labels``) by J48, the c45 EntropyTree and scikit-learn's entropy tree."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    from mlbench.methods.components.fast_tree import EntropyTree
+    from mlbench.methods.components.j48 import J48
+
+    labels = [l for l in range(min(a.j48_labels, Y.shape[1])) if 0 < Y[:, l].sum() < len(Y)]
+    Xs = sp.csr_matrix(X)
+
+    def per_label(make, Xin):
+        return lambda: [make().fit(Xin, Y[:, l]) for l in labels]
+
+    return {"mlbench J48": per_label(J48, Xs),
+            "c45 EntropyTree": per_label(lambda: EntropyTree(random_state=SEED), X),
+            "scikit-learn": per_label(
+                lambda: DecisionTreeClassifier(criterion="entropy", random_state=SEED), X)}
 
 
 def _status_kb(field):
@@ -162,6 +191,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=50)
     ap.add_argument("--ada-rows", type=int, default=450)
     ap.add_argument("--ada-labels", type=int, default=40)
+    ap.add_argument("--j48-labels", type=int, default=40)
     ap.add_argument("--peak", nargs=3, metavar=("METHOD", "SIDE", "NPZ"), help=argparse_hidden())
     ap.add_argument("--memory-only", action="store_true", help="peak memory only, no timing")
     a = ap.parse_args()
@@ -175,14 +205,16 @@ def main():
         print(f"\n{method} on {a.dataset}: X {X.shape}, L {Y.shape[1]}", flush=True)
         fns = {"mlbench": ours} if theirs is None else {"mlbench": ours, "scikit-learn": theirs}
         if not a.memory_only:
-            _harness.compare_many(f"{method} fit", fns, **_harness.timing(a))
+            timed = j48_sides(X, Y, a) if method == "j48" else fns
+            _harness.compare_many(f"{method} fit", timed, **_harness.timing(a))
         tmp = tempfile.NamedTemporaryFile(suffix=".npz", delete=False)
         np.savez(tmp, X=X, Y=Y, Xt=Xt)
         tmp.close()
         for side in fns:
             args = [sys.executable, __file__, "--peak", method, side, tmp.name] + [
                 f"--{k.replace('_', '-')}={v}" for k, v in vars(a).items()
-                if k in ("dataset", "trees", "members", "rounds", "ada_rows", "ada_labels")]
+                if k in ("dataset", "trees", "members", "rounds", "ada_rows", "ada_labels",
+                         "j48_labels")]
             if a.quick:
                 args.append("--quick")
             out = subprocess.run(args, capture_output=True, text=True, check=True).stdout

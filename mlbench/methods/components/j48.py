@@ -50,10 +50,10 @@ SMALL = 1e-6
 
 
 def _csr(X):
-    """X as a CSR float64 matrix with sorted indices and no stored zeros."""
-    X = sp.csr_matrix(X, dtype=np.float64) if sp.issparse(X) else sp.csr_matrix(
+    """X as a CSR float64 matrix in canonical form (sorted, no duplicates) without stored zeros."""
+    X = sp.csr_matrix(X, dtype=np.float64, copy=True) if sp.issparse(X) else sp.csr_matrix(
         np.asarray(X, dtype=np.float64))
-    X = X.copy() if X.has_sorted_indices else X.sorted_indices()
+    X.sum_duplicates()
     X.eliminate_zeros()
     return X
 
@@ -287,8 +287,9 @@ class J48(ClassifierMixin, BaseEstimator):
                           reset=False)
         if sp.issparse(X):
             X = X.tocsr()
-            if not X.has_sorted_indices:
-                X = X.sorted_indices()
+            if not X.has_canonical_format:
+                X = X.copy()
+                X.sum_duplicates()
             return apply_csr(X.indptr.astype(np.int64, copy=False),
                              X.indices.astype(np.int32, copy=False),
                              X.data.astype(np.float64, copy=False), self.feature_,
