@@ -36,10 +36,16 @@ from sklearn.utils.validation import check_is_fitted
 
 from mlbench.methods.base import MultiLabelClassifier
 from mlbench.methods.components.binary import binary_scores, draw_seeds, fit_binary, scores_kind
-from mlbench.methods.components.fast_tree import tree_base, tree_input
+from mlbench.methods.components.fast_tree import densify_ok, tree_base, tree_input
 from mlbench.methods.components.thresholds import PCUT1_XFAIL, PCutThreshold
 from mlbench.methods.registry import register
 
+
+
+def _dense_if_small(X):
+    """A sparse X densified when small (``densify_ok``): the Gibbs loop replaces one column of
+    (x, y) per step, which a sparse matrix does slowly; the values are the same."""
+    return X.toarray() if sp.issparse(X) and densify_ok(X) else X
 
 
 class ConditionalDependencyNetwork(PCutThreshold, MultiLabelClassifier):
@@ -90,7 +96,7 @@ class ConditionalDependencyNetwork(PCutThreshold, MultiLabelClassifier):
         if scores_kind(self.base, self.base_params) != "proba":
             raise ValueError("CDN samples from probabilities: its base learner needs predict_proba")
         base, base_params = tree_base(self.base, self.base_params)
-        X = tree_input(X, base)
+        X = _dense_if_small(tree_input(X, base))
         L, d = Y.shape[1], X.shape[1]
         seeds = draw_seeds(self.random_state, L + 1)
         Z = self._joined(X, Y.astype(np.float64))
@@ -132,7 +138,7 @@ class ConditionalDependencyNetwork(PCutThreshold, MultiLabelClassifier):
     def predict_proba(self, X):
         """Per-label frequency of y_j = 1 over the collected Gibbs iterations, shape (n, L)."""
         check_is_fitted(self, "estimators_")
-        X = tree_input(self._validate_predict(X), self.base_)
+        X = _dense_if_small(tree_input(self._validate_predict(X), self.base_))
         n, d, L = X.shape[0], X.shape[1], len(self.estimators_)
         rng = check_random_state(self.sampling_seed_)
         y = np.zeros((n, L))
