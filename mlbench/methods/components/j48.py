@@ -283,8 +283,14 @@ class J48(ClassifierMixin, BaseEstimator):
     def apply(self, X):
         """Index of the leaf each row reaches."""
         check_is_fitted(self, "value_")
+        # finiteness is checked on the features the tree reads only (CDN's Gibbs loop predicts
+        # tens of thousands of times on the same wide X)
         X = validate_data(self, X, accept_sparse=("csr", "csc", "coo"), dtype=np.float64,
-                          reset=False)
+                          reset=False, ensure_all_finite=False)
+        used = np.unique(self.feature_[self.left_ != -1])
+        vals = X.data if sp.issparse(X) else X[:, used]
+        if used.size and not np.isfinite(vals).all():
+            raise ValueError("Input X contains NaN or infinity.")
         if sp.issparse(X):
             X = X.tocsr()
             if not X.has_canonical_format:
