@@ -38,7 +38,9 @@ for E < 1 and E + 0.5 >= n).  In order:
    C <= B + 0.1 the largest child replaces the node (subtree raising: its nodes' rows are recomputed
    from the node's rows) and step 3 is run on it again.
 
-A pruned leaf predicts from all the rows of its node.  ``pruning="none"`` keeps the grown tree.
+Steps 2 and 3 are :mod:`mlbench.methods.components.c45_pruning`, shared with Weka's J48 (which
+breaks ties of the largest child the other way and compares with a 1e-6 tolerance).  A pruned leaf
+predicts from all the rows of its node.  ``pruning="none"`` keeps the grown tree.
 """
 from __future__ import annotations
 
