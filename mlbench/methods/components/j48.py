@@ -189,6 +189,9 @@ class J48(ClassifierMixin, BaseEstimator):
 
     # -- fitting ------------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
+        """Grow, collapse and prune the tree on (X, y).  ``sample_weight`` act as Weka's instance
+        weights (in every class count and in the minimum sizes; the split-size rule's row count
+        counts rows); only unit weights are compared with Weka in the tests."""
         X, y = validate_data(self, X, y, accept_sparse=("csr", "csc", "coo"), dtype=np.float64,
                              ensure_all_finite=True)
         check_classification_targets(y)
