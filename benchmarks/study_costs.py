@@ -78,13 +78,40 @@ def chosen_params(entry, n_labels, n_features, overrides=()):
     return point, size
 
 
+def split_data(proto, dataset):
+    """(X, Y) of the training part and X of the test part, preprocessed as a cell does; kept in
+    $MLBENCH_DATA/study_costs/ (the split takes a while on the larger sets)."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    from mlbench.data import load_dataset
+    from mlbench.data.fetch import data_dir
+    from mlbench.data.preprocess import Pipeline, take_rows
+    from mlbench.data.splits import get_split, split_id
+
+    cache = data_dir() / "study_costs" / dataset     # delete it when the dataset changes
+    if (cache / "Y.npy").exists():
+        load = [sp.load_npz(cache / f"{k}.npz") if (cache / f"{k}.npz").exists()
+                else np.load(cache / f"{k}.npy") for k in ("X", "Xt")]
+        return load[0], np.load(cache / "Y.npy"), load[1]
+    ds = load_dataset(dataset)
+    split = get_split(ds, proto.split, protocol=proto.name, seed=proto.seed,
+                      split=split_id(proto.split.scheme, 0))
+    pipe = Pipeline(proto.preprocess).fit(take_rows(ds, split.training_part), full=ds)
+    train, test = pipe.train_, pipe.transform(take_rows(ds, split.test))
+    Y = np.asarray(train.Y.toarray() if hasattr(train.Y, "toarray") else train.Y)
+    cache.mkdir(parents=True, exist_ok=True)
+    for k, v in (("X", train.X), ("Xt", test.X)):
+        sp.save_npz(cache / f"{k}.npz", v) if sp.issparse(v) else np.save(cache / f"{k}.npy", v)
+    np.save(cache / "Y.npy", Y)
+    return train.X, Y, test.X
+
+
 def child(method, dataset, rows, mode, overrides):
     """Run one measurement in this process; print its JSON line."""
     import numpy as np
 
-    from mlbench.data import load_dataset
-    from mlbench.data.preprocess import Pipeline, take_rows
-    from mlbench.data.splits import get_split, iterative_stratification, split_id
+    from mlbench.data.splits import iterative_stratification
     from mlbench.experiment import outputs
     from mlbench.methods import registry
     from mlbench.methods.tuning import RandomSearch
@@ -92,12 +119,7 @@ def child(method, dataset, rows, mode, overrides):
 
     proto = load_protocol(PROTOCOL)
     entry = next(e for e in proto.methods if e.label == method)
-    ds = load_dataset(dataset)
-    split = get_split(ds, proto.split, protocol=proto.name, seed=proto.seed,
-                      split=split_id(proto.split.scheme, 0))
-    pipe = Pipeline(proto.preprocess).fit(take_rows(ds, split.training_part), full=ds)
-    train, test = pipe.train_, pipe.transform(take_rows(ds, split.test))
-    X, Y = train.X, np.asarray(train.Y.toarray() if hasattr(train.Y, "toarray") else train.Y)
+    X, Y, Xt = split_data(proto, dataset)
     n_full, L = Y.shape
     point, size = chosen_params(entry, L, X.shape[1], overrides)
     rng = np.random.RandomState(0)
@@ -109,7 +131,7 @@ def child(method, dataset, rows, mode, overrides):
         Xf, Yf, Xp = X[fit_rows], Y[fit_rows], X[pred_rows]
     else:
         keep = np.sort(rng.permutation(n_full)[:rows]) if rows < n_full else np.arange(n_full)
-        Xf, Yf, Xp = X[keep], Y[keep], test.X
+        Xf, Yf, Xp = X[keep], Y[keep], Xt
     base_mb = _rss_mb()
     est = registry.make(entry.name, random_state=0, **dict(entry.params))
     search = {k: v for k, v in proto.search_of(entry).items() if k != "grid"}
@@ -122,7 +144,7 @@ def child(method, dataset, rows, mode, overrides):
     outputs.method_scores(est, Xp, n, L, method)
     c2 = _cpu()
     print(json.dumps({"method": method, "dataset": dataset, "mode": mode, "rows": int(Xf.shape[0]),
-                      "n_train": int(n_full), "n_test": int(test.X.shape[0]), "labels": int(L),
+                      "n_train": int(n_full), "n_test": int(Xt.shape[0]), "labels": int(L),
                       "features": int(X.shape[1]), "grid_size": size,
                       "params": {k: (v if isinstance(v, (int, float, str)) else repr(v))
                                  for k, v in point.items()},
@@ -262,9 +284,15 @@ def main(argv=None):
         with open(a.table) as fh:
             print(table([json.loads(ln) for ln in fh if ln.strip()]))
         return 0
-    cells = []
+    cells, done = [], set()
+    if a.json and os.path.exists(a.json):   # resume: the cells already in the file
+        with open(a.json) as fh:
+            cells = [json.loads(ln) for ln in fh if ln.strip()]
+        done = {(c["method"], c["dataset"]) for c in cells}
     for dataset in a.datasets.split(","):
         for method in a.methods.split(","):
+            if (method, dataset) in done:
+                continue
             own = [s.split(":", 1)[1] for s in a.set if s.split(":", 1)[0] == method]
             cell = measure_cell(method, dataset, a.cap, a.cell_budget, own)
             cells.append(cell)

@@ -75,11 +75,16 @@ def draw_seeds(random_state, n):
     return check_random_state(random_state).randint(_SEED_MAX, size=n)
 
 
-def fit_binary(base, base_params, X, y, seed):
-    """Fit a binary classifier on the 0/1 vector ``y`` (constant ``y``: :class:`ConstantBinary`)."""
+def fit_binary(base, base_params, X, y, seed, gram=None):
+    """Fit a binary classifier on the 0/1 vector ``y`` (constant ``y``: :class:`ConstantBinary`).
+
+    ``gram``: the :class:`~mlbench.methods.components.gram.GramRBF` of the rows ``X`` (the
+    ``svc`` base fitted on the shared kernel matrix), or None."""
     y = np.asarray(y)
     if y.size == 0 or np.all(y == y[0]):
         return ConstantBinary(value=int(y[0]) if y.size else 0).fit(X, y)
+    if gram is not None:
+        return gram.fit(base_params, y, seed)
     return seeded_base(base, base_params, seed).fit(X, y)
 
 

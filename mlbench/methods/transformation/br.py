@@ -16,6 +16,7 @@ from mlbench.methods.base import SVC_CS, SVC_GAMMAS, MultiLabelClassifier, check
 from mlbench.methods.components.binary import (C_GRID, binary_scores, cv_chosen_C, draw_seeds, fit_binary,
                                                label_log_likelihood, scores_kind, uses,
                                                with_C_gamma)
+from mlbench.methods.components.gram import GramRBF
 from mlbench.methods.registry import register
 
 
@@ -64,7 +65,8 @@ class BinaryRelevance(MultiLabelClassifier):
         self.threshold_ = 0.5 if self.scores_kind_ == "proba" else 0.0
         seeds = draw_seeds(self.random_state, Y.shape[1])
         base_params = with_C_gamma(self.base_params, self.C, self.gamma)
-        self.estimators_ = [fit_binary(self.base, base_params, X, Y[:, l], seeds[l])
+        gram = GramRBF.for_base(self.base, base_params, X)   # one kernel matrix for every label
+        self.estimators_ = [fit_binary(self.base, base_params, X, Y[:, l], seeds[l], gram)
                             for l in range(Y.shape[1])]
         chosen = cv_chosen_C(self.estimators_)
         self.fit_info_ = {"C": chosen} if chosen else {}

@@ -32,6 +32,7 @@ import numpy as np
 from mlbench.methods.base import MultiLabelClassifier
 from mlbench.methods.registry import register
 from mlbench.methods.components.binary import draw_seeds, fit_binary, with_C_gamma
+from mlbench.methods.components.gram import GramRBF
 from mlbench.methods.components.fast_tree import tree_base, tree_input
 
 
@@ -66,14 +67,16 @@ class CalibratedLabelRanking(MultiLabelClassifier):
         base, base_params = tree_base(self.base, base_params)  # same trees, faster
         self.base_learner_ = base
         X = tree_input(X, base)
-        self.calibration_ = [fit_binary(base, base_params, X, Y[:, i], seeds[i])
+        gram = GramRBF.for_base(base, base_params, X)   # one kernel matrix for every model
+        self.calibration_ = [fit_binary(base, base_params, X, Y[:, i], seeds[i], gram)
                              for i in range(L)]
         self.pairs_ = []
         for p, (i, j) in enumerate(pairs):
             rows = np.flatnonzero(Y[:, i] != Y[:, j])
             if rows.size == 0:
                 continue
-            est = fit_binary(base, base_params, X[rows], Y[rows, i], seeds[L + p])
+            est = fit_binary(base, base_params, X[rows], Y[rows, i], seeds[L + p],
+                             gram and gram.take(rows))
             self.pairs_.append((i, j, est))
         self.fit_info_ = {"pairwise_models": len(self.pairs_)}
         return self

@@ -43,6 +43,7 @@ from mlbench.methods.registry import register
 from mlbench.methods.components.binary import (binary_scores, draw_seeds, fit_binary, scores_kind,
                                                with_C_gamma)
 from mlbench.methods.components.fast_tree import tree_base, tree_input
+from mlbench.methods.components.gram import GramRBF
 from mlbench.methods.transformation.pruned_sets import PowersetModel
 
 
@@ -110,10 +111,12 @@ class HOMER(MultiLabelClassifier):
         base_params = with_C_gamma(self.base_params, self.C, self.gamma)
         self.base_learner_ = tree_base(self.base, base_params)  # same trees, faster
         X = tree_input(X, self.base_learner_[0])
-        self.root_ = self._build(X, Y, np.arange(Y.shape[1]), np.arange(X.shape[0]), rng)
+        # one kernel matrix for every node's models (each node fits on a subset of the rows)
+        gram = GramRBF.for_base(*self.base_learner_, X)
+        self.root_ = self._build(X, Y, np.arange(Y.shape[1]), np.arange(X.shape[0]), rng, gram)
         return self
 
-    def _build(self, X, Y, labels, rows, rng):
+    def _build(self, X, Y, labels, rows, rng, gram=None):
         node = _Node()
         node.labels = labels
         node.children = []
@@ -128,14 +131,16 @@ class HOMER(MultiLabelClassifier):
             groups = [labels[g] for g in balanced_kmeans(V, k, rng, int(self.n_iter))]
         seeds = draw_seeds(rng, len(groups))
         metas = np.column_stack([Y[np.ix_(rows, g)].any(axis=1) for g in groups]).astype(int)
+        here = gram and gram.take(rows)
         if self.node == "lp":
             node.models = PowersetModel.fit(X[rows], metas, np.arange(len(groups)), 0, 0,
-                                            *self.base_learner_, seeds[0])
+                                            *self.base_learner_, seeds[0], gram=here)
         for c, (g, seed) in enumerate(zip(groups, seeds)):
             if self.node == "br":
-                node.models.append(fit_binary(*self.base_learner_, X[rows], metas[:, c], seed))
+                node.models.append(fit_binary(*self.base_learner_, X[rows], metas[:, c], seed,
+                                              here))
             sub = rows[metas[:, c].astype(bool)]
-            node.children.append(self._build(X, Y, g, sub, rng))
+            node.children.append(self._build(X, Y, g, sub, rng, gram))
         return node
 
     def _descend(self, X):

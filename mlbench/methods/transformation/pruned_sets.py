@@ -50,6 +50,7 @@ from mlbench.methods.base import SVC_CS, SVC_GAMMAS, MultiLabelClassifier
 from mlbench.methods.components.binary import (ConstantBinary, draw_seeds, scores_kind, seeded_base,
                                                with_C_gamma)
 from mlbench.methods.components.fast_tree import tree_base, tree_input
+from mlbench.methods.components.gram import GramRBF
 from mlbench.methods.registry import register
 
 
@@ -117,7 +118,9 @@ class PowersetModel:
         self.pruning = pruning  # the value used (MEKA lowers it if it kept <= 1 set)
 
     @classmethod
-    def fit(cls, X, Y, labels, pruning, max_subsets, base, base_params, seed):
+    def fit(cls, X, Y, labels, pruning, max_subsets, base, base_params, seed, gram=None):
+        """``gram``: the :class:`~mlbench.methods.components.gram.GramRBF` of the rows ``X``, or
+        None."""
         rows, classes, labelsets, p = pruned_sets_transform(Y[:, labels], pruning,
                                                             max_subsets)
         if labelsets.shape[0] == 0:  # no training row: predict the empty labelset
@@ -128,7 +131,8 @@ class PowersetModel:
             with warnings.catch_warnings():  # a powerset has many classes for its rows: expected
                 warnings.filterwarnings("ignore", message="The number of unique classes is greater",
                                         category=UserWarning)
-                est = seeded_base(base, base_params, seed).fit(X[rows], classes)
+                est = (gram.take(rows).fit(base_params, classes, seed) if gram is not None
+                       else seeded_base(base, base_params, seed).fit(X[rows], classes))
         return cls(labels, est, labelsets, p)
 
     def predict(self, X):
@@ -226,7 +230,8 @@ class PrunedSets(MultiLabelClassifier):
         X = tree_input(X, base)
         seed = draw_seeds(self.random_state, 1)[0]
         self.model_ = PowersetModel.fit(X, Y, np.arange(Y.shape[1]), self.pruning,
-                                        self.max_subsets, base, base_params, seed)
+                                        self.max_subsets, base, base_params, seed,
+                                        GramRBF.for_base(base, base_params, X))
         self.pruning_ = self.model_.pruning
         self.threshold_ = self.threshold
         self.fit_info_ = {"n_classes": int(self.model_.labelsets.shape[0]),
@@ -384,8 +389,9 @@ class RAkELPrunedSets(MultiLabelClassifier):
         base, base_params = tree_base(self.base, base_params)
         self.base_learner_ = base
         X = tree_input(X, base)
+        gram = GramRBF.for_base(base, base_params, X)   # one kernel matrix for every model
         self.estimators_ = [PowersetModel.fit(X, Y, labels, self.pruning, self.max_subsets,
-                                              base, base_params, seed)
+                                              base, base_params, seed, gram)
                             for labels, seed in zip(self.labelsets_, draw_seeds(rng, m))]
         self.n_votes_ = np.bincount(self.labelsets_.ravel(), minlength=L)
         self.threshold_ = self.threshold
