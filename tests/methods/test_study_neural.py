@@ -11,7 +11,8 @@ from sklearn.preprocessing import MinMaxScaler, StandardScaler
 from mlbench.data import load_dataset
 from mlbench.errors import ConfigError
 from mlbench.methods import registry
-from mlbench.methods.embedding.clems import CLEMS, hamming_cost, weighted_smacof, weighted_stress
+from mlbench.methods.embedding.clems import (CLEMS, bipartite_smacof, hamming_cost, weighted_smacof,
+                                            weighted_stress)
 from mlbench.methods.neural.bpnn import BPNN
 from mlbench.methods.neural.mlaram import MLARAM, largest_gap_cut
 from mlbench.methods.svm import mltsvm as mltsvm_mod
@@ -191,6 +192,24 @@ def test_weighted_smacof_with_uniform_weights_is_scikit_learns_smacof():
                  normalized_stress=False)[0]
     assert n_iter == 5
     np.testing.assert_allclose(ours, ref, atol=1e-12)
+
+
+def test_bipartite_smacof_takes_weighted_smacofs_steps():
+    rng = np.random.RandomState(4)
+    U = np.unique((rng.rand(60, 7) < 0.4).astype(int), axis=0)
+    K, L = U.shape
+    counts = rng.randint(1, 6, K)
+    cost = np.sqrt(hamming_cost(U, U))
+    delta, W = np.zeros((2 * K, 2 * K)), np.zeros((2 * K, 2 * K))
+    delta[:K, K:], delta[K:, :K] = cost, cost.T
+    W[:K, K:], W[K:, :K] = counts[:, None], counts[None, :]
+    init = rng.random_sample((2 * K, L))
+    for max_iter, eps in ((1, -1.0), (40, -1.0), (300, 1e-3)):
+        want = weighted_smacof(delta, W, init, max_iter, eps)
+        got = bipartite_smacof(cost, counts, init, max_iter, eps)
+        assert got[2] == want[2]
+        np.testing.assert_allclose(got[0], want[0], rtol=0, atol=1e-9)
+        assert got[1] == pytest.approx(want[1], rel=1e-9)
 
 
 def test_weighted_smacof_never_raises_the_weighted_stress():

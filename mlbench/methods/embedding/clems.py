@@ -16,7 +16,9 @@ weighted stress ``sum_{i<j} W_ij (||z_i - z_j|| - delta_ij)^2`` is minimised by 
 V (V_ij = -W_ij, V_ii = sum_j W_ij) and B(Z) (B_ij = -W_ij delta_ij / d_ij(Z), B_ii = -sum_{j != i}
 B_ij), each step is the Guttman transform ``Z <- V^+ B(Z) Z``.  ``n_init`` random starts (uniform
 in [0, 1)), each up to ``max_iter`` steps, stopping when the stress falls by less than a relative
-``eps``; the start with the lowest stress is kept.  A training row with label vector u_i is
+``eps``; the start with the lowest stress is kept.  Only the truth-prediction pairs carry weight,
+so the steps are computed per block (:func:`bipartite_smacof`, the same iterates as the general
+:func:`weighted_smacof` about five times faster and in a quarter of the memory).  A training row with label vector u_i is
 embedded at t_i.
 
 **Regression and classification.**  Per embedding dimension a random forest maps x to that
@@ -90,6 +92,63 @@ def weighted_smacof(delta, W, init, max_iter=300, eps=1e-3):
     return Z, stress, it
 
 
+def bipartite_smacof(cost, counts, init, max_iter=300, eps=1e-3):
+    """:func:`weighted_smacof` for CLEMS's weights, without its (2K, 2K) matrices.
+
+    The 2K points are K truth points T and K prediction points P; the only weighted pairs are
+    (t_i, p_j), with weight ``counts[i]`` and target distance ``cost[i, j]``.  The same Guttman
+    transforms as :func:`weighted_smacof` (the same iterates up to float rounding), computed per
+    block: with R_ij = n_i cost_ij / ||t_i - p_j|| (0 where the distance is 0), B(Z) Z is
+    (diag(R 1) T - R P ; diag(R^T 1) P - R^T T), and V + J / 2K = diag(v) + U S U^T with
+    v = (K n ; N 1), U = ((n ; 0), (0 ; 1), 1), S = ((0, -1, 0), (-1, 0, 0), (0, 0, 1 / 2K)),
+    so V^+ M = (V + J/2K)^-1 M - J M / 2K by the Woodbury identity: O(K L) instead of O(K^2 L),
+    and the cross distances (K, K) instead of all (2K, 2K).  Each step costs three (K, K, L)
+    products where :func:`weighted_smacof` takes about sixteen, and memory is a quarter.
+    Returns (Z, stress, n_iter) as :func:`weighted_smacof` does.
+    """
+    cost = np.asarray(cost, dtype=np.float64)
+    n = np.asarray(counts, dtype=np.float64)
+    K = n.size
+    m = 2 * K
+    v = np.r_[n * K, np.full(K, n.sum())]             # V's diagonal: each point's summed weight
+    U = np.zeros((m, 3))
+    U[:K, 0], U[K:, 1], U[:, 2] = n, 1.0, 1.0
+    DinvU = U / v[:, None]
+    S_inv = np.array([[0.0, -1.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 0.0, float(m)]])
+    cap = np.linalg.inv(S_inv + U.T @ DinvU)
+    w = n[:, None]
+
+    def v_pinv(M):
+        DM = M / v[:, None]
+        out = DM - DinvU @ (cap @ (U.T @ DM))
+        return out - M.sum(axis=0) / m
+
+    def cross(Z):
+        T, P = Z[:K], Z[K:]
+        D2 = (np.einsum("ij,ij->i", T, T)[:, None] + np.einsum("ij,ij->i", P, P)[None, :]
+              - 2.0 * (T @ P.T))
+        np.maximum(D2, 0.0, out=D2)
+        return np.sqrt(D2)
+
+    Z = np.array(init, dtype=np.float64)
+    D = cross(Z)
+    stress = float((w * (D - cost) ** 2).sum())
+    it = 0
+    for it in range(1, max_iter + 1):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            R = np.where(D > 0, w * cost / D, 0.0)
+        T, P = Z[:K], Z[K:]
+        BZ = np.vstack([R.sum(axis=1)[:, None] * T - R @ P, R.sum(axis=0)[:, None] * P - R.T @ T])
+        Z = v_pinv(BZ)
+        D = cross(Z)
+        new = float((w * (D - cost) ** 2).sum())
+        done = stress <= 0 or (stress - new) / stress < eps
+        stress = new
+        if done:
+            break
+    return Z, stress, it
+
+
 def hamming_cost(A, B):
     """c(a, b) = mean(a != b) for every row of A against every row of B, (len(A), len(B))."""
     A, B = np.asarray(A, dtype=np.float64), np.asarray(B, dtype=np.float64)
@@ -132,17 +191,12 @@ class CLEMS(MultiLabelClassifier):
         U, inverse, counts = np.unique(Y, axis=0, return_inverse=True, return_counts=True)
         K, L = U.shape
         cost = np.sqrt(hamming_cost(U, U))
-        delta = np.zeros((2 * K, 2 * K))
-        W = np.zeros((2 * K, 2 * K))
-        delta[:K, K:] = cost
-        delta[K:, :K] = cost.T
-        W[:K, K:] = counts[:, None]
-        W[K:, :K] = counts[None, :]
         best = None
         for _ in range(int(self.n_init)):
             init = rng.random_sample((2 * K, L))
-            Z, stress, n_iter = weighted_smacof(delta, W, init, int(self.max_iter),
-                                                float(self.eps))
+            # weighted_smacof with the truth/prediction weights, per block (same iterates)
+            Z, stress, n_iter = bipartite_smacof(cost, counts, init, int(self.max_iter),
+                                                 float(self.eps))
             if best is None or stress < best[1]:
                 best = (Z, stress, n_iter)
         self.n_iter_ = best[2]
