@@ -14,9 +14,9 @@ predictions need none, and mlbench fits none there):
 * ``lp``: scikit-multilearn's ``LabelPowerset``;
 * ``rakel2``: with pruning 0 (no pruned sets, so the same algorithm), scikit-multilearn's
   ``MajorityVotingClassifier`` over ``LabelPowerset`` with mlbench's labelsets;
-* ``pst``, ``eps``, ``ssm``, ``clr``, ``homer``, ``mbr``: no counterpart (measured alone).
+* ``pst``, ``eps``, ``ssm``, ``cc``, ``clr``, ``homer``, ``mbr``: no counterpart (measured alone).
 
-The SVC methods (br, lp, rakel2, pst, clr, homer, mbr) also run as ``per-fit kernel``: mlbench
+The SVC methods (br, lp, rakel2, pst, cc, clr, homer, mbr) also run as ``per-fit kernel``: mlbench
 with its shared Gram matrix turned off (``mlbench.methods.components.gram.MAX_BYTES = 0``), each
 SVC computing its own kernel values as before that matrix existed; the line "same as per-fit
 kernel" compares their outputs.
@@ -47,7 +47,7 @@ from mlbench.data import load_dataset
 from mlbench.methods import registry
 from mlbench.methods.components import gram
 
-SVC_METHODS = ("br", "lp", "rakel2", "pst", "clr", "homer", "mbr")
+SVC_METHODS = ("br", "lp", "rakel2", "pst", "cc", "clr", "homer", "mbr")
 
 SEED = 0
 # the reference sides' SVC(probability=True) warns on every fit under scikit-learn 1.9
@@ -111,9 +111,9 @@ def sides(method, X, Y, Xt, a):
                 classifier=LabelPowerset(classifier=ref_svc(False), require_dense=[True, True]),
                 clusterer=FixedLabelSpaceClusterer(clusters=labelsets),
                 require_dense=[True, True]).fit(X, Y).predict(Xt)
-    elif method in ("pst", "eps", "ssm", "clr", "homer", "mbr"):
+    elif method in ("pst", "eps", "ssm", "cc", "clr", "homer", "mbr"):
         kw = svc if method in SVC_METHODS else {}
-        kw = {**kw, "base": "svc"} if method in ("clr", "homer") else kw
+        kw = {**kw, "base": "svc"} if method in ("cc", "clr", "homer") else kw
 
         def ours():
             est = registry.make(method, random_state=SEED, **kw).fit(X, Y)

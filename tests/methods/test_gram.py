@@ -57,11 +57,11 @@ def test_only_an_rbf_svc_within_the_size_limit_gets_one():
     assert GramRBF.for_base("svc", {"gamma": 0.5}, X, max_bytes=8 * 119 ** 2) is None
 
 
-@pytest.mark.parametrize("method", ["br", "clr", "homer", "lp", "pst", "rakel2", "mbr"])
+@pytest.mark.parametrize("method", ["br", "cc", "clr", "homer", "lp", "pst", "rakel2", "mbr"])
 def test_the_study_methods_give_the_same_outputs_without_it(method, monkeypatch):
     X, Xt = _data(True, seed=2)
     Y = (np.random.RandomState(3).rand(X.shape[0], 4) < 0.35).astype(int)
-    kw = {"C": 8.0, "gamma": 0.5, **({"base": "svc"} if method in ("clr", "homer") else {})}
+    kw = {"C": 8.0, "gamma": 0.5, **({"base": "svc"} if method in ("cc", "clr", "homer") else {})}
 
     def outputs():
         est = registry.make(method, random_state=0, **kw).fit(X, Y)

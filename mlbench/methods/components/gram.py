@@ -77,6 +77,36 @@ class GramRBF:
         return _as_rbf(pre, rbf, self.X, self.gamma)
 
 
+class ChainGram:
+    """The Gram matrices a classifier chain's SVCs need: of X, then of X with the first chained
+    0/1 label appended, and so on.  Appending a 0/1 column adds 1 to the squared distance of the
+    rows where it differs, so each matrix is exp(-gamma (D2 + H)) with D2 the squared distances
+    of X (scikit-learn's ``euclidean_distances``, as ``rbf_kernel`` computes them) and H the
+    Hamming distances of the chained labels so far: one (n, n) update per label, no distance
+    recomputed.  Build it with :meth:`for_base` (None when :class:`GramRBF` would be, or when two
+    (n, n) matrices exceed :data:`MAX_BYTES`)."""
+
+    def __init__(self, X, gamma):
+        from sklearn.metrics.pairwise import euclidean_distances
+
+        self.gamma = float(gamma)
+        self.A = euclidean_distances(X, squared=True)
+
+    @classmethod
+    def for_base(cls, base, base_params, X):
+        gram = GramRBF.for_base(base, base_params, X, max_bytes=MAX_BYTES / 2)
+        return None if gram is None else cls(X, gram.gamma)
+
+    def gram(self, Xj):
+        """The :class:`GramRBF` of ``Xj``: X with the columns appended so far."""
+        return GramRBF(Xj, self.gamma, K=np.exp(-self.gamma * self.A))
+
+    def append(self, column):
+        """Account for one more 0/1 column of the rows."""
+        c = np.asarray(column)
+        self.A += c[:, None] != c[None, :]
+
+
 def _as_rbf(pre, rbf, X, gamma):
     """``rbf`` (unfitted, RBF kernel) given the fitted state of ``pre`` (the same SVC fitted on
     the precomputed Gram of ``X``): scikit-learn's attributes as its own ``fit`` on ``X`` sets

@@ -17,6 +17,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._available_if import available_if
 
 from mlbench.methods.base import MultiLabelClassifier, check_multilabel_Y
+from mlbench.methods.components.gram import ChainGram
 from mlbench.methods.registry import register
 from mlbench.methods.components.binary import (C_GRID, binary_scores, cv_chosen_C, draw_seeds,
                                                fit_binary, label_log_likelihood, scores_kind,
@@ -113,11 +114,16 @@ class ClassifierChain(MultiLabelClassifier):
         Yo = Y[:, self.order_].astype(np.float64)
         inputs = _known_prefixes(X, Yo)
         prefixes = _presorted_prefixes(self.base, X, L)
+        # the svc base: the kernel matrices of the chain's inputs, updated label by label
+        chain = ChainGram.for_base(self.base, base_params, X) if prefixes is None else None
         self.estimators_ = []
         for j, Xj in enumerate(inputs):
             y = Y[:, self.order_[j]]
             if prefixes is None or np.all(y == y[0]):
-                est = fit_binary(self.base, base_params, Xj, y, seeds[j])
+                gram = chain.gram(Xj) if chain is not None and not np.all(y == y[0]) else None
+                est = fit_binary(self.base, base_params, Xj, y, seeds[j], gram)
+                if chain is not None:
+                    chain.append(Yo[:, j])
             else:
                 est = seeded_base(self.base, base_params, seeds[j]).fit_prefixes(prefixes, y)
             self.estimators_.append(est)
