@@ -19,6 +19,12 @@ medians, ratio reference / mlbench).  Peak memory: one extra call per side under
 (the peak of Python and NumPy allocations during that call).  Usage::
 
     MLBENCH_MIRROR=/path/to/mirror python benchmarks/bench_study_neural.py [--repeats 3]
+
+``--only clems`` times CLEMS's label embedding (#45 item 5): the general weighted SMACOF on the
+(2K, 2K) matrices, as CLEMS ran before, against the per-block ``bipartite_smacof`` it runs now, on
+the distinct labelsets of the first ``--clems-rows`` training rows (default 1,000) for
+``--clems-steps`` Guttman steps (default 20; a CLEMS fit takes up to 300 per start, 4 starts),
+with the largest difference of the embeddings.
 """
 import sys
 import tracemalloc
@@ -76,7 +82,9 @@ def main(argv=None):
 
     ap = _harness.parser(__doc__, repeats=3)
     ap.add_argument("--mltsvm-labels", type=int, default=40)
-    ap.add_argument("--only", choices=("mlaram", "mltsvm"), help="run one of the two comparisons")
+    ap.add_argument("--only", choices=("mlaram", "mltsvm", "clems"), help="run one comparison")
+    ap.add_argument("--clems-rows", type=int, default=1000)
+    ap.add_argument("--clems-steps", type=int, default=20)
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
     name, X, Y = data(args.quick)
@@ -89,11 +97,40 @@ def main(argv=None):
     shape = f"{name}: train {len(tr)} x {X.shape[1]}, test {len(te)}"
 
     same = True
-    if args.only != "mltsvm":
+    if args.only in (None, "mlaram"):
         same = compare_mlaram(args, shape, Xtr, Ytr, Xte, Y.shape[1])
-    if args.only != "mlaram":
+    if args.only in (None, "mltsvm"):
         compare_mltsvm(args, shape, Xtr, Ytr, Xte, Y.shape[1])
+    if args.only in (None, "clems"):
+        compare_clems(args, name, np.asarray(Ytr[:args.clems_rows]))
     return 0 if same else 1
+
+
+def compare_clems(args, name, Y):
+    from mlbench.methods.embedding.clems import bipartite_smacof, hamming_cost, weighted_smacof
+
+    U, counts = np.unique(Y, axis=0, return_counts=True)
+    K, L = U.shape
+    cost = np.sqrt(hamming_cost(U, U))
+    init = np.random.RandomState(0).random_sample((2 * K, L))
+    steps = 2 if args.quick else args.clems_steps
+
+    def general():
+        delta, W = np.zeros((2 * K, 2 * K)), np.zeros((2 * K, 2 * K))
+        delta[:K, K:], delta[K:, :K] = cost, cost.T
+        W[:K, K:], W[K:, :K] = counts[:, None], counts[None, :]
+        return weighted_smacof(delta, W, init, steps, -1.0)[0]
+
+    def blocks():
+        return bipartite_smacof(cost, counts, init, steps, -1.0)[0]
+
+    out = _harness.compare(f"CLEMS embedding, {steps} SMACOF steps, {name}: K = {K} labelsets, "
+                           f"L = {L}", blocks, general, labels=("per block", "general"),
+                           **_harness.timing(args))
+    diff = np.abs(out.results["per block"] - out.results["general"]).max()
+    print(f"   largest difference of the embeddings: {diff:.3g}")
+    print(f"   peak traced memory: per block {peak_mb(blocks):.0f} MB, general "
+          f"{peak_mb(general):.0f} MB", flush=True)
 
 
 def compare_mlaram(args, shape, Xtr, Ytr, Xte, n_labels):
