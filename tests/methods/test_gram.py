@@ -79,3 +79,14 @@ def test_the_study_methods_give_the_same_outputs_without_it(method, monkeypatch)
     assert not calls
     np.testing.assert_array_equal(pred, pred0)
     np.testing.assert_allclose(scores, scores0, rtol=0, atol=1e-10)
+
+
+def test_clr_fits_its_svcs_without_probabilities_and_votes_the_same():
+    X, Xt = _data(True, seed=5)
+    Y = (np.random.RandomState(6).rand(X.shape[0], 4) < 0.4).astype(int)
+    kw = {"base": "svc", "C": 8.0, "gamma": 0.5, "random_state": 0}
+    fast = registry.make("clr", **kw).fit(X, Y)
+    platt = registry.make("clr", base_params={"probability": True}, **kw).fit(X, Y)
+    assert not fast.calibration_[0].probability and platt.calibration_[0].probability
+    np.testing.assert_array_equal(fast.predict(Xt), platt.predict(Xt))
+    np.testing.assert_array_equal(fast.decision_function(Xt), platt.decision_function(Xt))

@@ -34,6 +34,7 @@ from mlbench.methods.registry import register
 from mlbench.methods.components.binary import draw_seeds, fit_binary, with_C_gamma
 from mlbench.methods.components.gram import GramRBF
 from mlbench.methods.components.fast_tree import tree_base, tree_input
+from mlbench.methods.transformation.pruned_sets import predict_only
 
 
 class CalibratedLabelRanking(MultiLabelClassifier):
@@ -63,7 +64,8 @@ class CalibratedLabelRanking(MultiLabelClassifier):
         L = Y.shape[1]
         pairs = list(itertools.combinations(range(L), 2))
         seeds = draw_seeds(self.random_state, L + len(pairs))
-        base_params = with_C_gamma(self.base_params, self.C, self.gamma)
+        # only the models' predict votes: the svc base without Platt's five internal fits
+        base_params = predict_only(self.base, with_C_gamma(self.base_params, self.C, self.gamma))
         base, base_params = tree_base(self.base, base_params)  # same trees, faster
         self.base_learner_ = base
         X = tree_input(X, base)
