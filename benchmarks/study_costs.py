@@ -107,11 +107,15 @@ def split_data(proto, dataset):
     return train.X, Y, test.X
 
 
-def training_rows(dataset):
-    """Rows of the dataset's training part (the split is computed and cached on first use)."""
+def training_shape(method, dataset):
+    """(rows of the dataset's training part, the method's grid size there); the split is
+    computed and cached on first use."""
     from mlbench.protocols import load_protocol
 
-    return int(split_data(load_protocol(PROTOCOL), dataset)[1].shape[0])
+    proto = load_protocol(PROTOCOL)
+    X, Y, _ = split_data(proto, dataset)
+    entry = next(e for e in proto.methods if e.label == method)
+    return int(Y.shape[0]), chosen_params(entry, Y.shape[1], X.shape[1])[1]
 
 
 def child(method, dataset, rows, mode, overrides):
@@ -192,8 +196,9 @@ def _exponent(a, b, key):
 
 def measure_cell(method, dataset, cap, cell_budget, overrides):
     """Search fold + refits on growing subsamples; a dict describing the cell's cost."""
-    cell = {"method": method, "dataset": dataset, "steps": [], "cap": cap,
-            "n_train": training_rows(dataset)}
+    n_train, grid_size = training_shape(method, dataset)
+    cell = {"method": method, "dataset": dataset, "steps": [], "cap": cap, "n_train": n_train,
+            "grid_size": grid_size}
     spent = 0.0
     fold = run_child(method, dataset, 0, "search", min(cap, cell_budget), overrides)
     if fold is None:
@@ -236,6 +241,8 @@ def summarise(cell, budget=300.0, cap=None):
         rows = 1000 if fold else 667
         per_fold = fold["fit_cpu"] + fold["predict_cpu"] if fold else cap
         search = min(FOLDS * per_fold, budget + per_fold) if fold else FOLDS * cap
+        if cell.get("grid_size", 2) == 1:      # no search: the fold only measured a small fit
+            search = 0.0
         refit = cap * n_full / rows if n_full else cap
         return search, refit, 0.0, float("nan"), f">the {rows}-row {'refit' if fold else 'search fold'} exceeded {cap:.0f} CPU s"
     per_fold = fold["fit_cpu"] + fold["predict_cpu"]
