@@ -226,6 +226,15 @@ def measure_cell(method, dataset, cap, cell_budget, overrides):
     return cell
 
 
+def _search(per_fold, grid_size, budget):
+    """CPU seconds of the search: none without a grid; the first candidate's folds in full; then
+    candidates until the budget is used (the fit running when it is used up finishes)."""
+    if grid_size == 1:
+        return 0.0
+    first = FOLDS * per_fold
+    return first if first >= budget else min(grid_size * first, budget + per_fold)
+
+
 def summarise(cell, budget=300.0, cap=None):
     """(search s, refit s, predict s, peak MB, how) of a measured cell, or None.
 
@@ -240,16 +249,13 @@ def summarise(cell, budget=300.0, cap=None):
         n_full = (fold or {}).get("n_train") or cell.get("n_train")
         rows = 1000 if fold else 667
         per_fold = fold["fit_cpu"] + fold["predict_cpu"] if fold else cap
-        search = min(FOLDS * per_fold, budget + per_fold) if fold else FOLDS * cap
+        search = (_search(per_fold, cell.get("grid_size", 2), budget) if fold
+                  else FOLDS * cap)
         if cell.get("grid_size", 2) == 1:      # no search: the fold only measured a small fit
             search = 0.0
         refit = cap * n_full / rows if n_full else cap
         return search, refit, 0.0, float("nan"), f">the {rows}-row {'refit' if fold else 'search fold'} exceeded {cap:.0f} CPU s"
-    per_fold = fold["fit_cpu"] + fold["predict_cpu"]
-    first = FOLDS * per_fold
-    search = first if first >= budget else min(fold["grid_size"] * first, budget + per_fold)
-    if fold["grid_size"] == 1:
-        search = 0.0
+    search = _search(fold["fit_cpu"] + fold["predict_cpu"], fold["grid_size"], budget)
     last, n_full = steps[-1], fold["n_train"]
     if last["rows"] >= n_full:
         return search, last["fit_cpu"], last["predict_cpu"], last["peak_mb"], "measured"
@@ -260,7 +266,10 @@ def summarise(cell, budget=300.0, cap=None):
     # model (support vectors, neighbours, ...), taken as linear in the rows
     bp = _exponent(ref, last, "predict_cpu") if ref is not fold else 1.0
     grow_a, grow_b = (max(s["peak_mb"] - s["base_mb"], 1.0) for s in (ref, last))
-    bm = max(1.0, math.log(grow_b / grow_a) / math.log(last["rows"] / ref["rows"]))
+    # memory: at least linear, at most quadratic (a Gram matrix) in the rows
+    bm = min(2.0, max(1.0, math.log(grow_b / grow_a) / math.log(last["rows"] / ref["rows"])))
+    if ref is fold:     # the fold's memory holds 333 predicted rows, not the test part
+        bm = 1.0
     peak = last["base_mb"] + grow_b * scale ** bm
     how = f"extrap. from {last['rows']} rows (fit n^{bf:.1f})"
     return (search, last["fit_cpu"] * scale ** bf, last["predict_cpu"] * scale ** bp, peak, how)
