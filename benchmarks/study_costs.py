@@ -135,8 +135,10 @@ def child(method, dataset, rows, mode, overrides):
     point, size = chosen_params(entry, L, X.shape[1], overrides)
     rng = np.random.RandomState(0)
     if mode == "search":
-        part = iterative_stratification(Y, 2, rng, sizes=(SEARCH_ROWS, n_full - SEARCH_ROWS))
-        idx = np.flatnonzero(part == 0)
+        idx = np.arange(n_full)           # the search's subsample, as RandomSearch draws it
+        if n_full > SEARCH_ROWS:
+            part = iterative_stratification(Y, 2, rng, sizes=(SEARCH_ROWS, n_full - SEARCH_ROWS))
+            idx = np.flatnonzero(part == 0)
         fold = iterative_stratification(Y[idx], FOLDS, rng)
         fit_rows, pred_rows = idx[fold != 0], idx[fold == 0]
         Xf, Yf, Xp = X[fit_rows], Y[fit_rows], X[pred_rows]
