@@ -1,5 +1,5 @@
-"""ML-ARAM and MLTSVM fit (+ predict): mlbench against scikit-multilearn 0.2.0 (patched for current
-NumPy/SciPy in tests/methods/skml_adapt_ref.py), CPU time and peak memory, on a larger study set.
+"""ML-ARAM and MLTSVM fit (+ predict): mlbench against scikit-multilearn-ng or 0.2.0 (patched for
+current NumPy/SciPy in tests/methods/skml_adapt_ref.py), CPU time and peak memory, on a larger study set.
 
 Data: corel5k from the mirror (5000 x 499, 374 labels; MLBENCH_MIRROR must be set), or with
 ``--quick`` a small synthetic set.  Split: a seeded 2/3 : 1/3 holdout; features min-max scaled on
@@ -63,15 +63,21 @@ def peak_mb(fn):
 
 def skml_mltsvm(c_k, lam, omega, threshold):
     """scikit-multilearn's MLTSVM with its own SOR, label k's negatives and the .A compatibility."""
+    import inspect
     from unittest import mock
 
     import skml_adapt_ref as ref
+
+    # 0.2.0 reads ``.A`` of its products, which its dense inverse then has to provide as a
+    # numpy.matrix; scikit-multilearn-ng works on arrays, where a matrix breaks its SOR's shapes
+    reads_A = ".A" in inspect.getsource(ref._mltsvm_module.MLTSVM.fit)
+    inverse = ref._dense_inverse if reads_A else ref._mltsvm_module.inv_dense
 
     class Timed(ref._mltsvm_module.MLTSVM):
         def fit(self, X, Y):
             with mock.patch.object(ref._mltsvm_module, "_get_x_noclass_instances",
                                    ref._negatives_of_label), \
-                    mock.patch.object(ref._mltsvm_module, "inv_dense", ref._dense_inverse):
+                    mock.patch.object(ref._mltsvm_module, "inv_dense", inverse):
                 return super().fit(X, Y)
 
     return Timed(c_k=c_k, lambda_param=lam, sor_omega=omega, threshold=threshold)

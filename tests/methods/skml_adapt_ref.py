@@ -1,8 +1,8 @@
-"""scikit-multilearn 0.2.0's MLARAM and MLTSVM as references for mlbench's ``mlaram`` and ``mltsvm``.
+"""scikit-multilearn's MLARAM and MLTSVM as references for mlbench's ``mlaram`` and ``mltsvm``.
 
-scikit-multilearn-ng is not installed (it shares the import name); 0.2.0 is the reference, and its
-incompatibilities with current NumPy/SciPy are patched HERE, in the test helper, never in the
-package:
+The ``test`` extra installs scikit-multilearn-ng; scikit-multilearn 0.2.0 (the same import name)
+works too.  0.2.0's incompatibilities with current NumPy/SciPy are patched HERE, in the test
+helper, never in the package:
 
 * MLARAM calls ``scipy.ones`` (removed from SciPy) and ``ndarray.tostring`` (removed from NumPy 2):
   :func:`patched_mlaram` supplies ``numpy.ones`` and keys label sets by ``tobytes`` (the same bytes).
