@@ -252,6 +252,17 @@ def test_ada300_is_sklearns_discrete_adaboost_over_label_pairs(binary):
     assert "feature" in kinds
 
 
+def test_ada300_scores_are_additive_so_every_row_ranks_the_labels_alike():
+    """A stump reads the label or one feature, never both: S(x, l) = F(x) + G(l) (MULAN's
+    AdaBoostMH; benchmarks/ada300_ranking_diagnostic.py shows what it does to the study's grid)."""
+    m = registry.make("ada300", n_estimators=40).fit(X[TR], Y[TR])
+    assert {s[0] for s in m.stumps_} == {"feature", "label"}
+    S = m.decision_scores(X[TE])
+    G = S - S[:, :1]
+    np.testing.assert_allclose(G, np.broadcast_to(G[0], G.shape), atol=1e-9)
+    assert len({tuple(np.argsort(-g, kind="stable")) for g in np.round(G, 9)}) == 1
+
+
 def test_ada300_keeps_a_perfect_first_stump_alone():
     """Weka's AdaBoostM1 stops when a stump makes no error; a first stump is then the model and
     its branch class fractions are the scores."""
