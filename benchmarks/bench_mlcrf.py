@@ -59,6 +59,8 @@ from mlbench.protocols import load_protocol
 #: the commit whose ``mlcrf.py`` is "previous": edge weights feature-major, before the pair-major
 #: layout
 PREVIOUS_COMMIT = "8608d31"
+#: where the modules that the previous mlcrf.py imports are now
+MOVED = {"mlbench.methods.probabilistic._logistic": "mlbench.methods.components.logistic"}
 
 
 def previous_mlcrf():
@@ -71,6 +73,9 @@ def previous_mlcrf():
     except (OSError, subprocess.CalledProcessError):
         print(f"no git history with commit {PREVIOUS_COMMIT}: the previous implementation is left out")
         return None
+    # modules that moved since that commit are read from where they are now
+    for before, now in MOVED.items():
+        src = src.replace(f"from {before} import", f"from {now} import")
     module = types.ModuleType("mlcrf_previous")
     with mock.patch("mlbench.methods.registry.register", lambda *a, **k: None):
         exec(compile(src, f"mlcrf.py@{PREVIOUS_COMMIT}", "exec"), module.__dict__)
