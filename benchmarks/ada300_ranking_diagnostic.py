@@ -1,5 +1,5 @@
-"""Why ``ada300`` (MULAN's AdaBoost.MH) ranks last on the bogatinovski2022 grid: its scores
-are additive in the example and the label.
+"""Why ``ada300`` (MULAN's AdaBoost.MH) ranks near the bottom of the bogatinovski2022 grid: its
+scores are additive in the example and the label.
 
 MULAN's ``AdaBoostMH`` boosts Weka's ``DecisionStump`` over (example, label) pairs in which the
 label is one more nominal attribute (``IncludeLabelsClassifier``). A stump tests one attribute, so
