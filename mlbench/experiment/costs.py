@@ -20,6 +20,14 @@ the ``ok`` rows of earlier results files:
    [0.5, 2] (a single shape gives b = 1 through it);
 5. else (a method never seen), the same power law fitted on every method's rows.
 
+Rules 3-5 model the fit and predict work alone: a row of a searched method (a protocol with
+``search``) records in ``extra.search.seconds_used`` the CPU seconds its search took, which the
+laws leave out.  A searched cell is then that work on the training part plus the search,
+predicted separately and capped by its budget (:meth:`CostModel.searched_seconds`): the search
+rows and the budget are the same on every dataset, so the search's share of a cell does not
+grow with the problem as the refit's does (fitted on the totals, the bogatinovski2022 laws
+predicted 10 core-hours for ebrj48 on bibtex, which takes minutes).
+
 Costs are only a ranking and an estimate: the scheduler runs the largest predicted cells first, so
 that two cores are not left with one long cell each at the end of a grid, and ``run --dry-run``
 prints the totals.  No result depends on them.
@@ -36,6 +44,8 @@ _COLUMNS = ["method", "status", "fit_seconds", "predict_seconds", "n_train", "n_
             "n_labels"]
 #: read when present (rows before it was recorded fall back to wall seconds)
 _CPU = "cpu_seconds"
+#: read when present: a searched cell's search seconds, the part the laws leave out
+_EXTRA = "extra"
 #: naming the cell (rules 1-2); a file without them is still read, for rules 3-5
 _CELL = ["dataset", "protocol"]
 #: rule 2: the largest relative difference of a twin's registered instances, features or labels
@@ -58,6 +68,27 @@ def cell_seconds(rows):
     wall = _numbers(rows, "fit_seconds").add(_numbers(rows, "predict_seconds"), fill_value=0)
     cpu = _numbers(rows, _CPU)
     return cpu.where(cpu.notna(), wall)
+
+
+def search_seconds(rows):
+    """Each row's search CPU seconds (``extra.search.seconds_used``), 0 where the row has no
+    search or no ``extra`` column."""
+    import json
+
+    import pandas as pd
+
+    def used(text):
+        if not isinstance(text, str) or '"seconds_used"' not in text:
+            return 0.0
+        try:
+            value = json.loads(text).get("search", {}).get("seconds_used", 0.0)
+        except (ValueError, AttributeError):
+            return 0.0
+        return float(value) if isinstance(value, (int, float)) and value >= 0 else 0.0
+
+    if _EXTRA not in rows.columns:
+        return pd.Series(0.0, index=rows.index, dtype=float)
+    return rows[_EXTRA].map(used).astype(float)
 
 
 def _log_size(n_train, n_features, n_labels):
@@ -105,15 +136,17 @@ class CostModel:
         self._ran_on = {}            # (method, protocol) -> the datasets with rows, for rule 2
         if len(rows):
             seconds = cell_seconds(rows)
-            t = np.log(np.maximum(seconds, 1e-3))
+            # rules 3-5: fit and predict without the search (never below a tenth of the cell)
+            work = np.maximum(seconds - search_seconds(rows), 0.1 * seconds)
+            t = np.log(np.maximum(work, 1e-3))
             s = np.array([_log_size(*r) for r in rows[["n_train", "n_features", "n_labels"]]
                           .itertuples(index=False)])
-            timed = rows.assign(t=seconds)
+            timed = rows.assign(t=seconds, work=work)
             self._siblings = (timed.groupby(["method", *_CELL])["t"].median().to_dict()
                               if set(_CELL) <= set(rows.columns) else {})
             for method, dataset, protocol in self._siblings:
                 self._ran_on.setdefault((method, protocol), []).append(dataset)
-            self._exact = (timed.groupby(["method", "n_train", "n_features", "n_labels"])["t"]
+            self._exact = (timed.groupby(["method", "n_train", "n_features", "n_labels"])["work"]
                            .median().to_dict())
             self._laws = {m: _Law.fit(s[idx], t.to_numpy()[idx])
                           for m, idx in rows.groupby("method").indices.items()}
@@ -137,9 +170,9 @@ class CostModel:
             except (OSError, MlbenchError):
                 continue
             if set(_COLUMNS) <= set(df.columns):
-                frames.append(df.reindex(columns=_COLUMNS + _CELL + [_CPU]))
+                frames.append(df.reindex(columns=_COLUMNS + _CELL + [_CPU, _EXTRA]))
         rows = (pd.concat(frames, ignore_index=True) if frames
-                else pd.DataFrame(columns=_COLUMNS + _CELL + [_CPU]))
+                else pd.DataFrame(columns=_COLUMNS + _CELL + [_CPU, _EXTRA]))
         rows = rows[rows["status"] == "ok"]
         for c in _COLUMNS[2:] + [_CPU]:
             rows[c] = pd.to_numeric(rows[c], errors="coerce")
@@ -176,7 +209,8 @@ class CostModel:
         :class:`~mlbench.methods.tuning.RandomSearch` settings and grid).  Rows of the same
         method under the same protocol (rules 1-2) already hold a whole search; otherwise the
         search is the grid's candidates times ``cv`` fits on the search's rows, at most the
-        budget, plus the refit on the training part.  None when a fit cannot be predicted."""
+        budget and the fold that crosses it (the budget is checked before each fold), plus the
+        refit on the training part.  None when a fit cannot be predicted."""
         from mlbench.methods.tuning import resolve_grid
 
         if (method, str(dataset), str(protocol)) in self._siblings or \
@@ -190,7 +224,7 @@ class CostModel:
         cv, rows = int(search.get("cv", 3)), search.get("rows")
         fit_rows = min(n_train, rows or n_train) * (cv - 1) // cv
         one = self.seconds(method, fit_rows, n_features, n_labels, fallback)
-        return refit + min(float(search.get("budget", np.inf)), size * cv * one)
+        return refit + min(float(search.get("budget", np.inf)) + one, size * cv * one)
 
     def _twin(self, method, dataset, protocol):
         """Rule 2: the dataset with rows of ``method`` under ``protocol`` whose registered shape is

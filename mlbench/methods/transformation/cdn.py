@@ -138,10 +138,16 @@ class ConditionalDependencyNetwork(PCutThreshold, MultiLabelClassifier):
     def predict_proba(self, X):
         """Per-label frequency of y_j = 1 over the collected Gibbs iterations, shape (n, L)."""
         check_is_fitted(self, "estimators_")
-        X = _dense_if_small(tree_input(self._validate_predict(X), self.base_))
+        X = self._validate_predict(X)
+        return self._gibbs(X, np.zeros((X.shape[0], len(self.estimators_))))
+
+    def _gibbs(self, X, start):
+        """The sampler of :meth:`predict_proba` started from the label state ``start`` (n, L);
+        MEKA starts from all zeros (``benchmarks/cdn_gibbs_diagnostic.py`` compares starts)."""
+        X = _dense_if_small(tree_input(X, self.base_))
         n, d, L = X.shape[0], X.shape[1], len(self.estimators_)
         rng = check_random_state(self.sampling_seed_)
-        y = np.zeros((n, L))
+        y = np.array(start, dtype=np.float64)
         Z = self._joined(X, y)
         counts = np.zeros((n, L))
         first_collected = self.n_iterations - self.n_collection + 1
@@ -156,7 +162,6 @@ class ConditionalDependencyNetwork(PCutThreshold, MultiLabelClassifier):
                 if it >= first_collected:
                     counts[:, j] += y[:, j]
         return counts / self.n_collection
-
 
 register("cdn", ConditionalDependencyNetwork, family="transformation", paper="bogatinovski2022",
          params={"n_iterations": 250, "n_collection": 25, "base": "j48", "threshold": "pcut1"},
