@@ -17,7 +17,11 @@ the ``ok`` rows of earlier results files:
 3. else the median of the rows of the same method on the same shape, when there are any;
 4. else, for a method seen on several shapes, a per-method power law in the problem size
    s = rows x features x labels, ``log t = a + b log s`` by least squares, the exponent clipped to
-   [0.5, 2] (a single shape gives b = 1 through it);
+   [0.5, 2] (a single shape gives b = 1 through it); the features are counted by their
+   nonzero share where the model is told it (``density``: the run's datasets after its
+   preprocessing), so that a sparse text dataset is not extrapolated from dense ones as if every
+   entry were filled (bibtex holds 3.7% nonzeros: ebrj48 there was estimated at 10 core-hours
+   from emotions, scene and yeast, for what takes minutes);
 5. else (a method never seen), the same power law fitted on every method's rows.
 
 Rules 3-5 model the fit and predict work alone: a row of a searched method (a protocol with
@@ -25,8 +29,8 @@ Rules 3-5 model the fit and predict work alone: a row of a searched method (a pr
 laws leave out.  A searched cell is then that work on the training part plus the search,
 predicted separately and capped by its budget (:meth:`CostModel.searched_seconds`): the search
 rows and the budget are the same on every dataset, so the search's share of a cell does not
-grow with the problem as the refit's does (fitted on the totals, the bogatinovski2022 laws
-predicted 10 core-hours for ebrj48 on bibtex, which takes minutes).
+grow with the problem as the refit's does (fitted on the totals, the laws put 377 core-hours
+on the bogatinovski2022 grid, 197 without the search).
 
 Costs are only a ranking and an estimate: the scheduler runs the largest predicted cells first, so
 that two cores are not left with one long cell each at the end of a grid, and ``run --dry-run``
@@ -128,19 +132,23 @@ def registered_shapes():
 class CostModel:
     """Predicted seconds per cell (see the module docstring); :meth:`from_csvs` builds one."""
 
-    def __init__(self, rows, shapes=None):
+    def __init__(self, rows, shapes=None, density=None):
         """``rows``: a pandas DataFrame with the results columns of ``_COLUMNS`` (ok rows only);
-        ``shapes``: dataset name -> registered shape, for rule 2 (default: datasets.yaml's)."""
+        ``shapes``: dataset name -> registered shape, for rule 2 (default: datasets.yaml's);
+        ``density``: dataset name -> share of nonzero feature values, for rules 4-5 (a dataset
+        not in it counts as dense)."""
         self.rows = rows
         self._shapes = registered_shapes() if shapes is None else shapes
+        self._density = dict(density or {})
         self._ran_on = {}            # (method, protocol) -> the datasets with rows, for rule 2
         if len(rows):
             seconds = cell_seconds(rows)
             # rules 3-5: fit and predict without the search (never below a tenth of the cell)
             work = np.maximum(seconds - search_seconds(rows), 0.1 * seconds)
             t = np.log(np.maximum(work, 1e-3))
-            s = np.array([_log_size(*r) for r in rows[["n_train", "n_features", "n_labels"]]
-                          .itertuples(index=False)])
+            s = np.array([_log_size(n, d * self._filled(ds), L) for n, d, L, ds in zip(
+                rows["n_train"], rows["n_features"], rows["n_labels"],
+                rows["dataset"] if "dataset" in rows.columns else [None] * len(rows))])
             timed = rows.assign(t=seconds, work=work)
             self._siblings = (timed.groupby(["method", *_CELL])["t"].median().to_dict()
                               if set(_CELL) <= set(rows.columns) else {})
@@ -154,10 +162,15 @@ class CostModel:
         else:
             self._siblings, self._exact, self._laws, self._pooled = {}, {}, {}, None
 
+    def _filled(self, dataset):
+        """The share of nonzero feature values of ``dataset`` (1 when not known)."""
+        value = self._density.get(str(dataset))
+        return float(value) if value is not None and value > 0 else 1.0
+
     @classmethod
-    def from_csvs(cls, paths):
+    def from_csvs(cls, paths, density=None):
         """A model from every readable results CSV in ``paths`` (missing or foreign files are
-        ignored: the model only orders and estimates)."""
+        ignored: the model only orders and estimates); ``density`` as for the constructor."""
         import pandas as pd
 
         from mlbench.errors import MlbenchError
@@ -177,7 +190,7 @@ class CostModel:
         for c in _COLUMNS[2:] + [_CPU]:
             rows[c] = pd.to_numeric(rows[c], errors="coerce")
         rows = rows.dropna(subset=_COLUMNS).astype({c: str for c in _CELL})
-        return cls(rows.reset_index(drop=True))
+        return cls(rows.reset_index(drop=True), density=density)
 
     @property
     def known(self):
@@ -201,7 +214,8 @@ class CostModel:
         if key in self._exact:
             return float(self._exact[key])
         law = self._laws.get(method, self._pooled)
-        return None if law is None else law(_log_size(n_train, n_features, n_labels))
+        return None if law is None else law(_log_size(n_train, n_features * self._filled(dataset),
+                                                      n_labels))
 
     def searched_seconds(self, search, method, n_train, n_features, n_labels, fallback=None,
                          dataset=None, protocol=None):
@@ -216,14 +230,14 @@ class CostModel:
         if (method, str(dataset), str(protocol)) in self._siblings or \
                 self._twin(method, dataset, str(protocol)) is not None:
             return self.seconds(method, n_train, n_features, n_labels, fallback, dataset, protocol)
-        refit = self.seconds(method, n_train, n_features, n_labels, fallback)
+        refit = self.seconds(method, n_train, n_features, n_labels, fallback, dataset, protocol)
         grid = resolve_grid(search.get("grid") or {}, n_labels, n_features)
         size = int(np.prod([len(v) for v in grid.values()])) if grid else 1
         if refit is None or size <= 1:
             return refit
         cv, rows = int(search.get("cv", 3)), search.get("rows")
         fit_rows = min(n_train, rows or n_train) * (cv - 1) // cv
-        one = self.seconds(method, fit_rows, n_features, n_labels, fallback)
+        one = self.seconds(method, fit_rows, n_features, n_labels, fallback, dataset, protocol)
         return refit + min(float(search.get("budget", np.inf)) + one, size * cv * one)
 
     def _twin(self, method, dataset, protocol):
