@@ -286,15 +286,15 @@ def cell_costs(cells, loaded, splits, history):
     from mlbench.experiment.costs import CostModel
 
     sizes = {(name, s.id): len(s.train) for name, ss in splits.items() for s in ss}
-    widths = {}
+    shapes = {}
     for c in cells:
-        if c.dataset not in widths:
-            widths[c.dataset] = _preprocessed_shape(loaded[c.dataset], splits[c.dataset],
+        if c.dataset not in shapes:
+            shapes[c.dataset] = _preprocessed_shape(loaded[c.dataset], splits[c.dataset],
                                                     c.preprocess)
-    model = CostModel.from_csvs(history, density={k: v[2] for k, v in widths.items()})
+    model = CostModel.from_csvs(history, density={k: v[2] for k, v in shapes.items()})
     out = {}
     for c in cells:
-        shape = (sizes.get((c.dataset, c.split), 0), *widths[c.dataset][:2])
+        shape = (sizes.get((c.dataset, c.split), 0), *shapes[c.dataset][:2])
         kw = dict(fallback=c.method_name, dataset=c.dataset, protocol=c.protocol)
         out[c.key] = (model.searched_seconds(c.search, c.method, *shape, **kw) if c.search
                       else model.seconds(c.method, *shape, **kw))
@@ -313,7 +313,11 @@ def _preprocessed_shape(ds, splits, preprocess):
 
     train = ds
     if preprocess and splits:
-        train = Pipeline(preprocess).fit(take_rows(ds, splits[0].training_part), full=ds).train_
+        try:
+            train = Pipeline(preprocess).fit(take_rows(ds, splits[0].training_part),
+                                             full=ds).train_
+        except Exception:  # noqa: BLE001 - the cells report it; an estimate never stops a run
+            train = ds
     X = train.X
     size = X.shape[0] * X.shape[1]
     nonzero = X.count_nonzero() if sp.issparse(X) else np.count_nonzero(X)
