@@ -167,3 +167,38 @@ def parser(doc: str, repeats: int | None = 5, warmup: int = 1) -> argparse.Argum
 def timing(args) -> dict:
     """``repeats`` and ``warmup`` for :func:`compare` from parsed options (one round if --quick)."""
     return {"repeats": 1 if args.quick else args.repeats, "warmup": 0 if args.quick else args.warmup}
+
+
+@dataclass
+class RefitCell:
+    """A committed results row refitted: the estimator, the protocol's fitted pipeline (its
+    ``train_`` holds the training part), the transformed test part and its labels as a dense array."""
+
+    est: object
+    pipe: object
+    test: object
+    Y: np.ndarray
+
+
+def refit_cell(proto, row):
+    """Refit the cell of results row ``row`` (a pandas row) of protocol ``proto`` as ``mlbench
+    run`` built it: the row's split, the protocol's preprocessing fitted on the training part,
+    the method under its protocol label with the row's recorded parameters and, for a searched
+    cell, the search's choice (``extra.search.chosen``)."""
+    import json
+
+    from mlbench.data import load_dataset
+    from mlbench.data.preprocess import Pipeline, take_rows
+    from mlbench.data.splits import get_split
+    from mlbench.methods import registry
+
+    ds = load_dataset(row.dataset)
+    split = get_split(ds, proto.split, protocol=proto.name, seed=proto.seed, split=row.split)
+    pipe = Pipeline(proto.preprocess).fit(take_rows(ds, split.training_part), full=ds)
+    test = pipe.transform(take_rows(ds, split.test))
+    params = {k: v for k, v in json.loads(row.params).items() if k != "search"}
+    params.update(json.loads(row.extra).get("search", {}).get("chosen", {}))
+    entry = next(e for e in proto.methods if e.label == row.method)
+    est = registry.make(entry.name, **params).fit(pipe.train_.X, pipe.train_.Y)
+    Y = np.asarray(test.Y.toarray() if hasattr(test.Y, "toarray") else test.Y, dtype=float)
+    return RefitCell(est, pipe, test, Y)

@@ -19,16 +19,12 @@ dataset:
     PYTHONPATH=$PWD OMP_NUM_THREADS=1 \
         python benchmarks/ada300_ranking_diagnostic.py emotions,scene,yeast --sklearn
 """
-import json
 import sys
 
+from _harness import refit_cell  # noqa: I001  (first: it sets the thread variables)
 import numpy as np
 import pandas as pd
 
-from mlbench.data import load_dataset
-from mlbench.data.preprocess import Pipeline, take_rows
-from mlbench.data.splits import get_split
-from mlbench.methods import registry
 from mlbench.metrics import get_measure
 from mlbench.protocols import load_protocol
 
@@ -56,14 +52,9 @@ def main(datasets, sklearn=False):
     print("| " + " | ".join(head) + " |\n" + "|---" * len(head) + "|")
     for name in datasets:
         row = res[(res.method == "ada300") & (res.dataset == name) & (res.status == "ok")].iloc[0]
-        ds = load_dataset(name)
-        split = get_split(ds, proto.split, protocol=proto.name, seed=proto.seed, split=row.split)
-        pipe = Pipeline(proto.preprocess).fit(take_rows(ds, split.training_part))
-        test = pipe.transform(take_rows(ds, split.test))
-        params = {k: v for k, v in json.loads(row.params).items() if k != "search"}
-        entry = next(e for e in proto.methods if e.label == "ada300")
-        est = registry.make(entry.name, **params).fit(pipe.train_.X, pipe.train_.Y)
-        S, Y = est.decision_scores(test.X), _dense(test.Y)
+        cell = refit_cell(proto, row)
+        est, pipe, test, Y = cell.est, cell.pipe, cell.test, cell.Y
+        S = est.decision_scores(test.X)
         assert np.isclose(auc(Y, S), float(row.micro_auc)), (name, auc(Y, S), row.micro_auc)
         G = S - S[:, :1]
         deviation = np.abs(G - G.mean(axis=0)).max()

@@ -19,15 +19,12 @@ split, checks that the refit reproduces the CSV's Hamming loss, and prints, per 
 
     PYTHONPATH=$PWD OMP_NUM_THREADS=1 python benchmarks/cdn_gibbs_diagnostic.py emotions,scene,yeast
 """
-import json
 import sys
 
+from _harness import refit_cell  # noqa: I001  (first: it sets the thread variables)
 import numpy as np
 import pandas as pd
 
-from mlbench.data import load_dataset
-from mlbench.data.preprocess import Pipeline, take_rows
-from mlbench.data.splits import get_split
 from mlbench.methods import registry
 from mlbench.methods.components.thresholds import pcut1_threshold
 from mlbench.metrics import get_measure
@@ -60,14 +57,8 @@ def main(datasets):
     print("| " + " | ".join(head) + " |\n" + "|---" * len(head) + "|")
     for name in datasets:
         row = res[(res.method == "cdn") & (res.dataset == name) & (res.status == "ok")].iloc[0]
-        ds = load_dataset(name)
-        split = get_split(ds, proto.split, protocol=proto.name, seed=proto.seed, split=row.split)
-        pipe = Pipeline(proto.preprocess).fit(take_rows(ds, split.training_part), full=ds)
-        test = pipe.transform(take_rows(ds, split.test))
-        params = {k: v for k, v in json.loads(row.params).items() if k != "search"}
-        params.update(json.loads(row.extra)["search"]["chosen"])   # the search's choice
-        est = registry.make("cdn", **params).fit(pipe.train_.X, pipe.train_.Y)
-        Y = _dense(test.Y)
+        cell = refit_cell(proto, row)
+        est, pipe, test, Y = cell.est, cell.pipe, cell.test, cell.Y
         S = est.predict_proba(test.X)
         t = pcut1_threshold(S, est.train_cardinality_)
         P = (S >= t).astype(float)
@@ -79,7 +70,9 @@ def main(datasets):
         br = registry.make("br", base="j48", random_state=0).fit(pipe.train_.X, pipe.train_.Y)
         Pbr = (br.predict_proba(test.X) >= 0.5).astype(float)
         roots, nodes = _label_tests(est.estimators_, test.X.shape[1])
-        cells = [name, f"{roots:.2f} / {nodes:.2f}", f"{np.mean(S == 0):.3f}", f"{np.mean(np.isclose(S, (est.n_collection - 1) / est.n_collection)):.3f}",
+        top = (est.n_collection - 1) / est.n_collection
+        cells = [name, f"{roots:.2f} / {nodes:.2f}", f"{np.mean(S == 0):.3f}",
+                 f"{np.mean(np.isclose(S, top)):.3f}",
                  f"{np.mean((S == 0).all(axis=1)):.3f}",
                  f"{est.train_cardinality_:.2f} / {P.sum(axis=1).mean():.2f}", f"{t:.3f}",
                  f"{hamming(Y, P):.4f} / {hamming(Y, P5):.4f}",

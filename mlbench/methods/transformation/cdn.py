@@ -163,6 +163,7 @@ class ConditionalDependencyNetwork(PCutThreshold, MultiLabelClassifier):
                     counts[:, j] += y[:, j]
         return counts / self.n_collection
 
+
 register("cdn", ConditionalDependencyNetwork, family="transformation", paper="bogatinovski2022",
          params={"n_iterations": 250, "n_collection": 25, "base": "j48", "threshold": "pcut1"},
          grid={"n_iterations": [250, 500, 750], "n_collection": [25, 50, 75]},
