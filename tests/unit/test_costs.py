@@ -278,3 +278,28 @@ def test_the_laws_count_features_by_their_nonzero_share_where_it_is_known():
     rows["n_features"] = [100, 5000]                  # 5000 x 0.02 = 100 filled
     m = CostModel(rows, shapes={}, density={"d1": 1.0, "sparse": 0.02})
     assert np.isclose(m.seconds("a", 300, 100, 2, dataset="d1", protocol="q"), 30.0)
+
+
+def test_a_method_id_takes_its_level_from_its_own_protocol_and_its_growth_from_every_row():
+    """The same id names different configurations in different protocols (imtsl-paper's ``br``
+    searches ten penalties; another protocol's ``br`` fits one): a dataset new to protocol p is
+    predicted at p's level, with the exponent fitted on every row of the id; the same shape run
+    under p decides before one run elsewhere; an id p never ran keeps the cross-protocol rules."""
+    sizes = [(100, 10, 5), (400, 20, 5), (1000, 50, 10)]
+    rows = [["a", "ok", 1e-3 * (n * d * L) ** 1.5, 0.0, n, d, L] for n, d, L in sizes]
+    rows += [["a", "ok", 50 * 1e-3 * (100 * 10 * 5) ** 1.5, 0.0, 100, 10, 5]]   # 50 times dearer
+    rows = frame(rows)
+    rows["dataset"] = ["d1", "d2", "d3", "d1"]
+    rows["protocol"] = ["q", "q", "q", "p"]
+    m = CostModel(rows, shapes={})
+    want = 50 * 1e-3 * (3000 * 80 * 7) ** 1.5
+    assert np.isclose(m.seconds("a", 3000, 80, 7, dataset="new", protocol="p"), want, rtol=0.05)
+    assert np.isclose(m.seconds("a", 3000, 80, 7, dataset="new", protocol="q"), want / 50,
+                      rtol=0.05)
+    assert np.isclose(m.seconds("a", 400, 20, 5, dataset="new", protocol="q"),
+                      1e-3 * (400 * 20 * 5) ** 1.5)                   # q's row of that shape
+    assert np.isclose(m.seconds("a", 100, 10, 5, dataset="new", protocol="p"),
+                      50 * 1e-3 * (100 * 10 * 5) ** 1.5)              # p's own, not q's
+    law = m.seconds("a", 3000, 80, 7, dataset="new", protocol="r")    # r never ran a: rules 4-6
+    assert law < want / 5
+
