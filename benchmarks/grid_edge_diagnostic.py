@@ -33,7 +33,7 @@ from mlbench.report.tuning import choices
 
 
 #: grid parameter -> the choice its fit records in ``extra``
-GRIDS = {"Cs": "C", "cs": "C", "rhos": "rho"}
+GRIDS = {"Cs": "C", "cs": "C", "rhos": "rho", "lambdas": "lambda"}
 #: ``extra`` keys holding the validation criterion per grid value (the HierCost family's)
 VALIDATION = ("validation_micro_f1",)
 
