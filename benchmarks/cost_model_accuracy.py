@@ -32,12 +32,13 @@ def module_at(rev):
     """mlbench.experiment.costs as it was at git revision ``rev``."""
     source = subprocess.run(["git", "show", f"{rev}:mlbench/experiment/costs.py"],
                             capture_output=True, text=True, check=True).stdout
-    path = Path(tempfile.mkdtemp()) / "costs_at_rev.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(f"costs_at_{rev}", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module          # dataclasses look their module up there
-    spec.loader.exec_module(module)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "costs_at_rev.py"
+        path.write_text(source)
+        spec = importlib.util.spec_from_file_location(f"costs_at_{rev}", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module          # dataclasses look their module up there
+        spec.loader.exec_module(module)
     return module
 
 
