@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from mlbench.experiment import costs as current
-from mlbench.protocols import load_protocol
+from mlbench.protocols import load_protocol, protocol_names
 
 
 def module_at(rev):
@@ -42,10 +42,11 @@ def module_at(rev):
     return module
 
 
-def searches():
-    """(protocol, method id) -> the protocol's search of that method, for searched protocols."""
+def searches(protocols):
+    """(protocol, method id) -> the protocol's search of that method, for the searched methods
+    of ``protocols`` (shipped protocol names)."""
     out = {}
-    for name in ("bogatinovski2022",):
+    for name in protocols:
         protocol = load_protocol(name)
         for m in protocol.methods:
             if protocol.search_of(m):
@@ -90,7 +91,7 @@ def main():
     ap.add_argument("--rev", default="HEAD", help="the earlier revision to compare with")
     a = ap.parse_args()
     rows = current.CostModel.from_csvs(current.shipped_results()).rows
-    search = searches()
+    search = searches(sorted(set(rows["protocol"]) & set(protocol_names())))
     before = summary(errors(module_at(a.rev), rows, search))
     after = summary(errors(current, rows, search))
     both = pd.concat({f"at {a.rev}": before, "this checkout": after}, axis=1)

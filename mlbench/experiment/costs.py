@@ -170,6 +170,7 @@ class CostModel:
         self._shapes = registered_shapes() if shapes is None else shapes
         self._density = dict(density or {})
         self._ran_on = {}            # (method, protocol) -> the datasets with rows, for rule 2
+        self._exact_in, self._levelled = {}, {}     # rule 3, when the rows name their protocol
         if len(rows):
             seconds = cell_seconds(rows)
             # rules 3-6: fit and predict without the search (never below a tenth of the cell)
@@ -191,7 +192,6 @@ class CostModel:
             if "protocol" in rows.columns:     # rule 3
                 self._exact_in = (timed.groupby(["method", "protocol", "n_train", "n_features",
                                                  "n_labels"])["work"].median().to_dict())
-                self._levelled = {}
                 log_t, protocols = t.to_numpy(), rows["protocol"].to_numpy()
                 for m, idx in rows.groupby("method").indices.items():
                     b = _within_slope(s[idx], log_t[idx], protocols[idx])
@@ -200,11 +200,8 @@ class CostModel:
                         mine = idx[protocols[idx] == p]
                         level = float(np.median(log_t[mine] - b * s[mine]))
                         self._levelled[(m, p)] = _Law(level, b)
-            else:
-                self._exact_in, self._levelled = {}, {}
         else:
             self._siblings, self._exact, self._laws, self._pooled = {}, {}, {}, None
-            self._exact_in, self._levelled = {}, {}
 
     def _filled(self, dataset):
         """The share of nonzero feature values of ``dataset`` (1 when not known)."""

@@ -156,7 +156,7 @@ def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=N
                     protocol_file=source, ties=protocol.ties, search=protocol.search_of(m))
                 if i not in built or i in per_cell:
                     built[i] = recorded_params(make_estimator(spec))
-                    algorithms[i] = algorithm_identity(m.name)
+                    algorithms[i] = algorithm_identity(m.name, searched=bool(spec.search))
                 params = built[i]
                 if "random_state" in params:  # registry.make seeds exactly these estimators
                     params = {**params, "random_state": method_seed(spec)}

@@ -18,7 +18,8 @@ Each row records the identity of everything its numbers depend on, one column ea
     the method's code (:func:`algorithm_identity`): ``NAME@VERSION`` for a built-in method, where
     VERSION is the class's declared ``algorithm_version`` (guarded by the golden-output test,
     ``tests/methods/test_golden_outputs.py``, so a refactor that changes no output keeps it and
-    one that does cannot); for a user's file or a plug-in, the sha256 of its source;
+    one that does cannot); for a user's file or a plug-in, the sha256 of its source; a method the
+    protocol tunes by random search adds the search's version (``+RandomSearch@2``);
 ``conventions``
     the metric conventions of the protocol (:func:`mlbench.metrics.conventions.metric_conventions`).
 
@@ -104,9 +105,12 @@ def is_builtin(cls):
     return cls.__module__.startswith("mlbench.methods.")
 
 
-def algorithm_identity(method_name):
-    """The ``algorithm`` column of method ``method_name`` (a registered name or a user spec)."""
+def algorithm_identity(method_name, searched=False):
+    """The ``algorithm`` column of method ``method_name`` (a registered name or a user spec);
+    ``searched``: the protocol tunes it by :class:`~mlbench.methods.tuning.RandomSearch`, whose
+    version is part of the identity (its draws decide which parameters the row was fitted with)."""
     from mlbench.methods import registry
+    from mlbench.methods.tuning import RandomSearch
 
     spec = registry.get(method_name)
     if is_builtin(spec.cls) and spec.family != "user":
@@ -121,6 +125,8 @@ def algorithm_identity(method_name):
                  else source_identity(cls))
         if ident != own and ident not in inner:
             inner.append(ident)
+    if searched:
+        inner.append(f"RandomSearch@{RandomSearch.algorithm_version}")
     return "+".join([own] + inner)
 
 
@@ -298,7 +304,8 @@ class CurrentIdentity:
                     from mlbench.methods.tuning import RandomSearch
 
                     est = RandomSearch(est, **protocol.search_of(entry))
-                self._methods[key] = (entry, algorithm_identity(entry.name),
+                self._methods[key] = (entry, algorithm_identity(
+                                          entry.name, searched=bool(protocol.search_of(entry))),
                                       recorded_params(est), _neutral_params(entry.name))
             except (MlbenchError, TypeError, ValueError) as exc:
                 self._note(f"method {label!r} of protocol {protocol.name!r} cannot be built "

@@ -215,6 +215,15 @@ class RandomSearch(BaseEstimator):
     many of the grid's candidates were scored, whether the budget ran out, the choice and the
     scores (in the order drawn).
 
+    The order is a uniformly random permutation of the grid (``random_state``'s
+    ``permutation``), so that a search the budget stops is a random sample of the grid, and ties
+    between equal scores go to the candidate drawn first, at random.  Version 1 drew the order
+    with scikit-learn's ``ParameterSampler`` asked for every point of the grid, which gives the
+    grid in its own order (``sample_without_replacement`` of all n of n is ``0 .. n-1``): a
+    stopped search had scored only the grid's first corner (its smallest values), and ties went
+    to the smallest values.  ``algorithm_version`` is part of a searched row's ``algorithm``
+    column, so the rows of version 1 are stale.
+
     Parameters
     ----------
     estimator : estimator
@@ -240,6 +249,9 @@ class RandomSearch(BaseEstimator):
     random_state : int or None
         Draws the order of the candidates and the folds.
     """
+
+    #: 2: the candidates in a random permutation (1: the grid's own order, see above)
+    algorithm_version = 2
 
     def __init__(self, estimator=None, grid=None, metric="hamming_loss", cv=3, rows=None,
                  budget=600.0, threshold="pcut", random_state=None):
@@ -301,7 +313,7 @@ class RandomSearch(BaseEstimator):
     def fit(self, X, Y):
         import time
 
-        from sklearn.model_selection import ParameterSampler
+        from sklearn.model_selection import ParameterGrid
 
         from mlbench.data.splits import iterative_stratification
         from mlbench.experiment.proctree import ChildCpu
@@ -312,7 +324,8 @@ class RandomSearch(BaseEstimator):
         grid = resolve_grid(self.grid, L, X.shape[1])
         size = int(np.prod([len(v) for v in grid.values()])) if grid else 1
         rng = check_random_state(self.random_state)
-        points = (list(ParameterSampler(grid, n_iter=size, random_state=rng)) if grid else [{}])
+        points = list(ParameterGrid(grid)) if grid else [{}]
+        points = [points[i] for i in rng.permutation(len(points))]
         kids, cpu0 = ChildCpu(), time.process_time()
 
         def used():

@@ -194,6 +194,34 @@ def test_search_stops_at_the_budget_and_keeps_the_best_scored():
     assert info["chosen"] == info["scores"][best[1]][0]
 
 
+def test_search_draws_the_grid_in_a_random_permutation():
+    """A search the budget stops must be a random sample of the grid: the order the candidates
+    are scored in is a permutation that depends on the seed, not the grid's own order (version 1
+    of RandomSearch, by ParameterSampler asked for all n of n points, scanned the grid in order)."""
+    ds = _data(n=60)
+    grid = {"shift": [float(v) for v in range(6)], "sleep": [0.0, 0.0001]}
+
+    def order(seed):
+        info = RandomSearch(Shift(), grid=grid, cv=2, budget=60,
+                            random_state=seed).fit(ds.X, ds.Y).fit_info_["search"]
+        assert info["scored"] == 12 and not info["exhausted"]
+        return [(p["shift"], p["sleep"]) for p, _ in info["scores"]]
+
+    in_grid_order = [(a, b) for a in grid["shift"] for b in grid["sleep"]]
+    orders = [order(seed) for seed in range(4)]
+    for drawn in orders:
+        assert sorted(drawn) == sorted(in_grid_order) and drawn != in_grid_order
+    assert len({tuple(o) for o in orders}) == 4
+    assert orders[0] == order(0)
+
+
+def test_a_searched_method_s_identity_names_the_search_version():
+    from mlbench.experiment.provenance import algorithm_identity
+
+    assert RandomSearch.algorithm_version == 2
+    assert algorithm_identity("mlknn", searched=True) == algorithm_identity("mlknn") + "+RandomSearch@2"
+
+
 def test_search_skips_failing_candidates_subsamples_and_refuses_bad_settings():
     ds = _data(n=200)
     est = RandomSearch(Shift(), grid={"fail": [True, False]}, rows=60, random_state=0)
