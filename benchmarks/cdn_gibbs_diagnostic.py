@@ -1,4 +1,4 @@
-"""Why ``cdn`` (MEKA's conditional dependency network) ranks last in the bogatinovski2022 grid.
+"""Why ``cdn`` (MEKA's dependency network) ranks among the last of the bogatinovski2022 grid.
 
 ``cdn`` trains one J48 tree per label on (x, the other labels) and predicts by Gibbs sampling from
 all-zero labels, the state MEKA's evaluation gives every test row.  This script refits the ``cdn``
