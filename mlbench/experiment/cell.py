@@ -345,6 +345,9 @@ def _run(spec, dataset, row, extra, clock=time.process_time):
         if spec.bootstrap:
             boot[m.name] = _bootstrap(spec, m, test.Y, value, ctx)
     extra.update(ranking_extra(test.Y, measures, scores, own, spec.ties))   # ties: convention, share
+    why = outputs.degenerate(pred, scores)
+    if why:
+        extra["degenerate"] = why
     if problems:
         extra["metric_errors"] = problems
     if undefined:

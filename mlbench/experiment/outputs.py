@@ -17,6 +17,12 @@ built-in and user methods alike:
 A violation raises :class:`OutputContractError`, whose one-line message names the method, the
 output and the violation (shape, dtype, a value outside {0, 1} or [0, 1], a non-finite value, with
 its row and column); the cell records it as status ``error``.
+
+Outputs that keep the contract can still show that a model learnt nothing from the features:
+:func:`degenerate` names them (no label predicted anywhere, every label everywhere, one label set
+for every row, one score for every row and label).  The cell records its reason in
+``extra.degenerate`` and reports list such cells, so that a constant model is never read as a
+method's level without a word (a search stopped at a grid corner gave such rows: CHANGELOG).
 """
 from __future__ import annotations
 
@@ -174,3 +180,26 @@ def method_scores(est, X, n, L, method):
         return None
     return normalise_scores(getattr(est, source)(X), n, L, method, source == "predict_proba",
                             classes=getattr(est, "classes_", None))
+
+
+def degenerate(pred, scores=None):
+    """Why the checked outputs of one cell are those of a model that ignores its input, or None.
+
+    ``pred``: the (n, L) 0/1 predictions; ``scores``: the (n, L) scores or None.  In order: no
+    label predicted for any row; every label predicted for every row; one label set predicted for
+    every row; one score for every row and label.  Fewer than two test rows are never called
+    degenerate: there is nothing to compare."""
+    P = np.asarray(pred)
+    if P.ndim != 2 or P.shape[0] < 2 or P.size == 0:
+        return None
+    if not P.any():
+        return "no label predicted for any test row"
+    if P.all():
+        return "every label predicted for every test row"
+    if (P == P[:1]).all():
+        return "the same label set predicted for every test row"
+    if scores is not None:
+        S = np.asarray(scores)
+        if S.size and np.ptp(S) == 0:
+            return "the same score for every test row and label"
+    return None

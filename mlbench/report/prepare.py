@@ -11,7 +11,9 @@ saved predictions) is set by the style module (:mod:`mlbench.report.styles`).
 """
 from __future__ import annotations
 
+import json
 import os
+from collections import defaultdict
 from dataclasses import dataclass
 
 from mlbench.errors import MlbenchError
@@ -87,6 +89,28 @@ class Prepared:
     paths: list
 
 
+def degenerate_notes(frame):
+    """One note per method and reason over the rows whose ``extra.degenerate`` says the model
+    ignored its input (:func:`mlbench.experiment.outputs.degenerate`): the datasets, with how many
+    of their splits."""
+    if "extra" not in frame.columns:
+        return []
+    hits, splits = defaultdict(lambda: defaultdict(int)), defaultdict(int)
+    for method, dataset, extra in frame[["method", "dataset", "extra"]].itertuples(index=False):
+        splits[(method, dataset)] += 1
+        try:
+            why = json.loads(extra).get("degenerate") if isinstance(extra, str) and extra else None
+        except (ValueError, AttributeError, RecursionError):   # a hostile file
+            why = None
+        if isinstance(why, str):
+            hits[(method, why)][dataset] += 1
+    notes = []
+    for (method, why), where in sorted(hits.items()):
+        at = ", ".join(f"{d} ({k} of {splits[(method, d)]} splits)" for d, k in sorted(where.items()))
+        notes.append(f"{method}: {why} on {at}: its outputs there do not depend on the features")
+    return notes
+
+
 def prepare(paths, *, metrics=(), stats=(), control=None, alpha=0.05, style=None, protocol=None,
             rope=None, seed=0, bayes_samples=50_000, methods=None, datasets=None, allow_stale=False,
             echo=None):
@@ -149,7 +173,8 @@ def prepare(paths, *, metrics=(), stats=(), control=None, alpha=0.05, style=None
                        rope=DEFAULT_ROPE if rope is None else rope, seed=seed, bayes_samples=bayes_samples,
                        per_metric_control=getattr(module, "PER_METRIC_CONTROL", False),
                        variants=defaults.get("variants"))
-    analysis.notes.extend(extra_notes + grid_edge_notes(results.frame))
+    analysis.notes.extend(extra_notes + grid_edge_notes(results.frame)
+                          + degenerate_notes(results.frame))
     if hasattr(module, "attach"):
         module.attach(analysis, paths)
     return Prepared(analysis, style, paths)

@@ -15,7 +15,7 @@ from sklearn import metrics as skm
 
 import mlbench
 from mlbench.api import run_grid
-from mlbench.experiment.outputs import (OutputContractError, normalise_predictions,
+from mlbench.experiment.outputs import (OutputContractError, degenerate, normalise_predictions,
                                         normalise_scores)
 from mlbench.testing import check_method
 
@@ -123,6 +123,18 @@ class ListOfPairs(Base):
 class DecisionOnly(Base):
     def decision_function(self, X):
         return self.margins(X)
+
+
+# --- outputs that keep the contract but ignore the input: recorded and reported --------------
+class Silent(Base):
+    """What a search stopped at its grid's corner gave (rakel2 at C = 2^-5): no label, one score."""
+
+    def predict(self, X):
+        return np.zeros((X.shape[0], self.model_.n_outputs_ if hasattr(self.model_, "n_outputs_")
+                         else len(self.model_.estimators_)), dtype=int)
+
+    def decision_function(self, X):
+        return np.zeros(self.predict(X).shape)
 
 
 class OneLabelPairs(Base):
@@ -389,3 +401,38 @@ def test_a_nan_measure_fails_the_cell_unless_its_definition_explains_it():
     value = _measure(Spec, get_measure("macro_auc"), Y, np.random.default_rng(0).random((4, 2)),
                      {}, undefined)
     assert np.isnan(value) and "no label has both" in undefined["macro_auc"]
+
+
+def test_degenerate_outputs_are_named_in_order():
+    rng = np.random.default_rng(0)
+    learnt = (rng.random((6, 4)) > 0.5).astype(int)
+    learnt[0] = [1, 0, 0, 0]
+    assert degenerate(learnt, rng.random((6, 4))) is None
+    assert degenerate(np.zeros((6, 4)), rng.random((6, 4))) == "no label predicted for any test row"
+    assert degenerate(np.ones((6, 4))) == "every label predicted for every test row"
+    assert degenerate(np.tile([1, 0, 1, 0], (6, 1))) == \
+        "the same label set predicted for every test row"
+    assert degenerate(learnt, np.full((6, 4), 0.3)) == "the same score for every test row and label"
+    # one test row has nothing to compare
+    assert degenerate(np.array([[0, 0]]), np.array([[0.4, 0.4]])) is None
+    assert degenerate(np.zeros((0, 3))) is None
+
+
+def test_a_degenerate_cell_is_recorded_and_reported(work):
+    from mlbench.report.prepare import degenerate_notes, prepare
+
+    df = _run(work, ["contract_methods.py:Silent", "contract_methods.py:DecisionOnly"])
+    silent, fine = (json.loads(df.loc[f"contract_methods.py:{m}"].extra)
+                    for m in ("Silent", "DecisionOnly"))
+    assert silent["degenerate"] == "no label predicted for any test row"
+    assert "degenerate" not in fine
+    frame = pd.read_csv(work / "out.csv")
+    assert degenerate_notes(frame) == [
+        "contract_methods.py:Silent: no label predicted for any test row on emotions (1 of 1 "
+        "splits): its outputs there do not depend on the features"]
+    notes = prepare(str(work / "out.csv"), metrics=["hamming_loss"]).analysis.notes
+    assert degenerate_notes(frame)[0] in notes
+    # a hostile extra column is skipped, not a traceback
+    frame.loc[0, "extra"] = "[" * 100_000
+    assert degenerate_notes(frame) == []
+
