@@ -12,7 +12,9 @@ column (one value, a list per label, or lists per ensemble member, with ``null``
 chose nothing), and its grid as ``name + "s"`` in the ``params`` column, or in ``base_params`` for a
 base learner that searches one (``lr-cv``): ``C`` from ``Cs`` (or ``cs``, HRLR's), HierCost's
 ``rho`` from ``rhos``; :class:`mlbench.methods.tuning.Tuned` records its grid as ``grid`` and each
-chosen parameter under its name.
+chosen parameter under its name; :class:`mlbench.methods.tuning.RandomSearch` its grid as
+``search.grid`` in ``params`` and its choice as ``search.chosen`` in ``extra`` (a budget-stopped
+search that scanned one corner of its grid shows here).
 Rows without a recorded grid or choice are skipped.
 
 A (method, dataset, name) is named when at least ``share`` of all its choices over all its splits
@@ -35,6 +37,12 @@ def _grid(params, name):
             grid = where.get(name + "s", where.get(name.lower() + "s"))
     if grid is None and isinstance(params.get("grid"), dict):     # mlbench.methods.tuning.Tuned
         grid = params["grid"].get(name)
+    return _sorted_grid(grid)
+
+
+def _sorted_grid(grid):
+    """``grid`` as sorted floats when it is a list of at least two finite numbers, else None (a
+    data-sized value such as ``{labels: 0.5}`` is not a number)."""
     if not isinstance(grid, list) or len(grid) < 2:
         return None
     try:
@@ -88,7 +96,30 @@ def grid_edge_counts(frame):
             entry[1] += len(chosen)
             entry[2] += sum(_at(c, grid[0]) for c in chosen)
             entry[3] += sum(_at(c, grid[-1]) for c in chosen)
+        for name, (grid, chosen) in _searched(params, extra).items():
+            entry = counts[(method, dataset, name)]
+            entry[0] = grid
+            entry[1] += 1
+            entry[2] += _at(chosen, grid[0])
+            entry[3] += _at(chosen, grid[-1])
     return {k: tuple(v) for k, v in counts.items()}
+
+
+def _searched(params, extra):
+    """``{name: (sorted grid, chosen value)}`` of a row tuned by
+    :class:`mlbench.methods.tuning.RandomSearch` (grid in ``params.search.grid``, choice in
+    ``extra.search.chosen``), for the numeric parameters of at least two values."""
+    search, found = params.get("search"), extra.get("search")
+    if not (isinstance(search, dict) and isinstance(search.get("grid"), dict)
+            and isinstance(found, dict) and isinstance(found.get("chosen"), dict)):
+        return {}
+    out = {}
+    for name, value in found["chosen"].items():
+        grid = _sorted_grid(search["grid"].get(name))
+        if grid and isinstance(value, (int, float)) and not isinstance(value, bool) \
+                and math.isfinite(value):
+            out[name] = (grid, float(value))
+    return out
 
 
 def grid_edge_notes(frame, share=EDGE_SHARE):
@@ -102,7 +133,8 @@ def grid_edge_notes(frame, share=EDGE_SHARE):
     notes = []
     for (method, name, end, value), where in flagged.items():
         beyond = "below" if end == "smallest" else "above"
+        grid_name = name if name.endswith("s") else name + "s"
         notes.append(f"{method}: internal CV chose the {end} {name} of its grid ({value:g}) for "
                      f"{', '.join(where)} of its choices; the best {name} may lie {beyond} the grid "
-                     f"(widen {name}s)")
+                     f"(widen {grid_name})")
     return notes

@@ -86,3 +86,24 @@ def test_the_report_carries_the_note(tmp_path):
     assert any(n.startswith("sc: internal CV chose the smallest C") for n in analysis.notes)
     assert not any(n.startswith("br:") for n in analysis.notes)
     assert "internal CV chose the smallest C" in text
+
+
+def test_a_random_search_s_choice_is_read_from_its_search_records():
+    """RandomSearch (the bogatinovski2022 protocol) records its grid in params.search.grid and its
+    choice in extra.search.chosen; its version 1 scanned the grid in order and, stopped by the
+    budget, chose the smallest C: the note would have said so."""
+    grid = {"C": [0.03125, 0.5, 8.0], "gamma": [2.0, 0.125], "labelset_size": [3, {"labels": 0.5}],
+            "pruning": [1]}
+    f = frame(row("rakel2", "ng20", None, {"search": {"grid": grid, "budget_seconds": 300}}),
+              row("rakel2", "scene", None, {"search": {"grid": grid}}))
+    f.loc[0, "extra"] = json.dumps({"search": {"chosen": {"C": 0.03125, "gamma": 2.0,
+                                                           "labelset_size": 3, "pruning": 1}}})
+    f.loc[1, "extra"] = json.dumps({"search": {"chosen": {"C": 0.5, "gamma": True}}})
+    counts = grid_edge_counts(f)
+    assert counts == {("rakel2", "ng20", "C"): ([0.03125, 0.5, 8.0], 1, 1, 0),
+                      ("rakel2", "ng20", "gamma"): ([0.125, 2.0], 1, 0, 1),
+                      ("rakel2", "scene", "C"): ([0.03125, 0.5, 8.0], 1, 0, 0)}
+    notes = grid_edge_notes(f)
+    assert notes[0] == ("rakel2: internal CV chose the smallest C of its grid (0.03125) for ng20 "
+                        "100% of its choices; the best C may lie below the grid (widen Cs)")
+    assert len(notes) == 2 and "largest gamma" in notes[1]
