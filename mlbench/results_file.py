@@ -54,6 +54,19 @@ def row_key(row):
                   row.get("seed"))
 
 
+def json_object(text):
+    """The JSON object in ``text`` (a ``params`` or ``extra`` cell) as a dict, or None where the
+    cell is empty, not JSON, not an object, or hostile (nested deeper than the parser allows); a
+    dict is returned as it is."""
+    if isinstance(text, dict):
+        return text
+    try:
+        value = json.loads(text) if isinstance(text, str) and text else None
+    except (ValueError, RecursionError):   # RecursionError: hostile, deeply nested JSON
+        return None
+    return value if isinstance(value, dict) else None
+
+
 def canonical_params(text):
     """``text`` (a ``params`` cell) re-serialised with sorted keys and no layout differences."""
     try:

@@ -94,18 +94,17 @@ def cell_seconds(rows):
 def search_seconds(rows):
     """Each row's search CPU seconds (``extra.search.seconds_used``), 0 where the row has no
     search or no ``extra`` column."""
-    import json
-
     import pandas as pd
+
+    from mlbench.results_file import json_object
 
     def used(text):
         if not isinstance(text, str) or '"seconds_used"' not in text:
             return 0.0
-        try:
-            value = json.loads(text).get("search", {}).get("seconds_used", 0.0)
-        except (ValueError, AttributeError):
-            return 0.0
-        return float(value) if isinstance(value, (int, float)) and value >= 0 else 0.0
+        search = (json_object(text) or {}).get("search")
+        value = search.get("seconds_used", 0.0) if isinstance(search, dict) else 0.0
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < float("inf")
+        return float(value) if ok else 0.0
 
     if _EXTRA not in rows.columns:
         return pd.Series(0.0, index=rows.index, dtype=float)

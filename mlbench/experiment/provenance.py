@@ -34,9 +34,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 
 from mlbench.errors import ConfigError, DataError, MlbenchError
+from mlbench.results_file import json_object
 
 #: the identity columns of a row, in the order a cause of staleness is named
 IDENTITY_COLUMNS = ("dataset_sha256", "data_content", "protocol_spec", "algorithm", "params",
@@ -154,11 +154,8 @@ def recorded_identity(row):
     if not out["protocol_spec"]:
         extra = _text(row.get("extra"))
         if "data_spec" in extra:
-            try:
-                value = json.loads(extra)
-                out["protocol_spec"] = str(value.get("data_spec", "")) if isinstance(value, dict) else ""
-            except (ValueError, RecursionError):   # RecursionError: hostile, deeply nested
-                pass
+            spec = (json_object(extra) or {}).get("data_spec")
+            out["protocol_spec"] = spec if isinstance(spec, str) else ""
     return out
 
 

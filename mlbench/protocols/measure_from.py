@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from mlbench.errors import ConfigError
+from mlbench.results_file import json_object
 
 #: columns that identify one split of one dataset
 SPLIT_KEY = ("protocol", "dataset", "split")
@@ -62,10 +63,7 @@ def parse_measure_from(value, metrics, labels, where="protocol"):
 
 
 def _extra_layers(extra):
-    try:
-        return json.loads(extra).get("layers") if isinstance(extra, str) and extra else None
-    except (ValueError, AttributeError, RecursionError):
-        return None
+    return (json_object(extra) or {}).get("layers")
 
 
 def combine(frame, name, mapping, metrics=()):
@@ -105,10 +103,7 @@ def combine(frame, name, mapping, metrics=()):
 
 
 def _layers_by_measure(extra):
-    try:
-        layers = json.loads(extra).get("layers") if isinstance(extra, str) and extra else None
-    except (ValueError, AttributeError, RecursionError):
-        return None
+    layers = (json_object(extra) or {}).get("layers")
     return layers if isinstance(layers, dict) and layers else None
 
 

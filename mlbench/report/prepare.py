@@ -11,12 +11,12 @@ saved predictions) is set by the style module (:mod:`mlbench.report.styles`).
 """
 from __future__ import annotations
 
-import json
 import os
 from collections import defaultdict
 from dataclasses import dataclass
 
 from mlbench.errors import MlbenchError
+from mlbench.results_file import json_object
 
 
 def _load(name):
@@ -39,8 +39,6 @@ def protocol_source(name, frame=None):
     relative path is read against the checkout of the row's results file, ``__file``, see
     :func:`mlbench.protocols.recorded_protocol_file`) while that file still holds protocol
     ``name``, else the name."""
-    import json
-
     from mlbench.protocols import protocol_names, recorded_protocol_file
 
     if frame is None or "extra" not in frame.columns or name in protocol_names():
@@ -50,10 +48,7 @@ def protocol_source(name, frame=None):
     for text, results in zip(rows["extra"], files):
         if not isinstance(text, str) or '"protocol_file"' not in text:
             continue
-        try:
-            path = json.loads(text).get("protocol_file")
-        except (ValueError, AttributeError, RecursionError):
-            continue
+        path = (json_object(text) or {}).get("protocol_file")
         if isinstance(path, str) and path:
             path = recorded_protocol_file(path, results if isinstance(results, str) else None)
         if isinstance(path, str) and os.path.isfile(path):
@@ -98,10 +93,7 @@ def degenerate_notes(frame):
     hits, splits = defaultdict(lambda: defaultdict(int)), defaultdict(int)
     for method, dataset, extra in frame[["method", "dataset", "extra"]].itertuples(index=False):
         splits[(method, dataset)] += 1
-        try:
-            why = json.loads(extra).get("degenerate") if isinstance(extra, str) and extra else None
-        except (ValueError, AttributeError, RecursionError):   # a hostile file
-            why = None
+        why = (json_object(extra) or {}).get("degenerate")
         if isinstance(why, str):
             hits[(method, why)][dataset] += 1
     notes = []

@@ -253,6 +253,19 @@ def claims_beside(path, protocols):
     return out
 
 
+def _flags(df):
+    """What the rows say of themselves, as the report's notes say it: outputs that ignore the
+    features (:func:`mlbench.report.prepare.degenerate_notes`) and hyper-parameters chosen at an
+    end of their grid (:func:`mlbench.report.tuning.grid_edge_notes`)."""
+    from mlbench.report.prepare import degenerate_notes
+    from mlbench.report.tuning import grid_edge_notes
+
+    notes = degenerate_notes(df) + grid_edge_notes(df)
+    return ["### What the rows flag", "",
+            *([f"- {n}" for n in notes] or ["- nothing: no output that ignores the features, no "
+                                            "hyper-parameter chosen at an end of its grid"]), ""]
+
+
 def _not_run_yet(name, spec):
     """The section of a paper whose results file does not exist yet: its claims NOT CHECKED."""
     out = [f"## {name}: {spec['title']}", "",
@@ -290,6 +303,7 @@ def _paper(name, spec, root, allow_stale=False, echo=None):
     out += ["### Our results (mean ± sd over splits; one split: value [bias-corrected 95% "
             "bootstrap interval over the test rows] where the run stored one)", ""]
     out += _table(df, metrics)
+    out += _flags(df)
     out += ["### The paper's claims", ""]
     for c, holds, why in claim_verdicts(spec, df):
         out.append(f"- {'HOLDS' if holds else 'DOES NOT HOLD'}: {c['text']}  \n"

@@ -18,13 +18,15 @@ search that scanned one corner of its grid shows here).
 Rows without a recorded grid or choice are skipped.
 
 A (method, dataset, name) is named when at least ``share`` of all its choices over all its splits
-sit at one end of the grid.
+sit at one end of the grid, except at a smallest end of 0 in a grid of no negative value: such a
+parameter (a count such as EPS's ``max_subsets``, a rate, a penalty) has nothing below zero to try.
 """
 from __future__ import annotations
 
-import json
 import math
 from collections import defaultdict
+
+from mlbench.results_file import json_object
 
 #: default fraction of choices at one end of the grid that makes a note
 EDGE_SHARE = 0.5
@@ -64,14 +66,6 @@ def choices(value):
     return out
 
 
-def _json(text):
-    try:
-        value = json.loads(text) if isinstance(text, str) and text else None
-    except (ValueError, RecursionError):   # a hostile file: deeply nested JSON
-        return None
-    return value if isinstance(value, dict) else None
-
-
 def _at(value, end):
     return math.isclose(value, end, rel_tol=1e-9)
 
@@ -83,7 +77,7 @@ def grid_edge_counts(frame):
     if "params" not in frame.columns or "extra" not in frame.columns:
         return {}
     for method, dataset, params, extra in frame[["method", "dataset", "params", "extra"]].itertuples(index=False):
-        params, extra = _json(params), _json(extra)
+        params, extra = json_object(params), json_object(extra)
         if not params or not extra:
             continue
         for name, value in extra.items():
@@ -128,6 +122,8 @@ def grid_edge_notes(frame, share=EDGE_SHARE):
     flagged = defaultdict(list)   # (method, name, end, value) -> ["dataset fraction", ...]
     for (method, dataset, name), (grid, n, low, high) in sorted(grid_edge_counts(frame).items()):
         for end, hits, value in (("smallest", low, grid[0]), ("largest", high, grid[-1])):
+            if end == "smallest" and value == 0:        # grid sorted: no negative value in it
+                continue
             if n and hits / n >= share:
                 flagged[(method, name, end, value)].append(f"{dataset} {hits / n:.0%}")
     notes = []

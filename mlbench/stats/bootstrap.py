@@ -139,16 +139,9 @@ def row_replicates(extra, metric):
 
 
 def _extra(row):
-    import json
+    from mlbench.results_file import json_object
 
-    value = row.get("extra") if hasattr(row, "get") else None
-    if isinstance(value, dict):
-        return value
-    try:
-        parsed = json.loads(value) if isinstance(value, str) else None
-    except (ValueError, RecursionError):   # RecursionError: hostile, deeply nested JSON
-        return None
-    return parsed if isinstance(parsed, dict) else None
+    return json_object(row.get("extra") if hasattr(row, "get") else None)
 
 
 def _point(row, metric):

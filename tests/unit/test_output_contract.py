@@ -130,8 +130,7 @@ class Silent(Base):
     """What a search stopped at its grid's corner gave (rakel2 at C = 2^-5): no label, one score."""
 
     def predict(self, X):
-        return np.zeros((X.shape[0], self.model_.n_outputs_ if hasattr(self.model_, "n_outputs_")
-                         else len(self.model_.estimators_)), dtype=int)
+        return np.zeros((X.shape[0], len(self.model_.estimators_)), dtype=int)
 
     def decision_function(self, X):
         return np.zeros(self.predict(X).shape)

@@ -107,3 +107,19 @@ def test_a_random_search_s_choice_is_read_from_its_search_records():
     assert notes[0] == ("rakel2: internal CV chose the smallest C of its grid (0.03125) for ng20 "
                         "100% of its choices; the best C may lie below the grid (widen Cs)")
     assert len(notes) == 2 and "largest gamma" in notes[1]
+
+
+
+def test_a_grid_starting_at_zero_is_not_widened_below_it():
+    """EPS's ``max_subsets`` from {0, 1, 2, 3}: nothing lies below 0, so choosing 0 is no note;
+    choosing 3, and choosing the smallest of a grid that starts above 0, still are."""
+    grid = {"max_subsets": [0, 1, 2, 3], "pruning": [1, 2, 3], "shift": [-1, 0, 1]}
+    f = frame(*[row(m, d, None, {"search": {"grid": grid}}) for m, d in
+                (("eps", "d"), ("eps", "e"), ("pst", "d"))])
+    for i, chosen in enumerate(({"max_subsets": 0, "pruning": 2},
+                                {"max_subsets": 3, "pruning": 2},
+                                {"max_subsets": 2, "pruning": 1, "shift": -1})):
+        f.loc[i, "extra"] = json.dumps({"search": {"chosen": chosen}})
+    assert grid_edge_counts(f)[("eps", "d", "max_subsets")] == ([0.0, 1.0, 2.0, 3.0], 1, 1, 0)
+    notes = [n.split(":")[0] + n.split("chose the")[1].split(" of")[0] for n in grid_edge_notes(f)]
+    assert notes == ["eps largest max_subsets", "pst smallest pruning", "pst smallest shift"]

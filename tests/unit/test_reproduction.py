@@ -82,3 +82,18 @@ def test_a_claim_can_be_limited_to_the_papers_datasets(tmp_path):
                    "test: better_than, method: a, metrics: [m], datasets: d}]}}\n")
     with pytest.raises(ConfigError, match="'datasets' must be a non-empty list"):
         load_claims(bad)
+
+
+def test_the_rows_flags_name_degenerate_outputs_and_grid_ends():
+    from mlbench.report.reproduction import _flags
+
+    clean = _rows([0.9, 0.91, 0.92], [0.5, 0.52, 0.5]).assign(params="", extra="")
+    assert _flags(clean)[2].startswith("- nothing: ")
+    flagged = clean.copy()
+    flagged.loc[0, "extra"] = '{"degenerate": "the same label set predicted for every test row"}'
+    flagged.loc[1, ["params", "extra"]] = ['{"Cs": [1, 10, 100]}', '{"C": 100}']
+    assert _flags(flagged)[2:4] == [
+        "- a: the same label set predicted for every test row on d (1 of 3 splits): its outputs "
+        "there do not depend on the features",
+        "- b: internal CV chose the largest C of its grid (100) for d 100% of its choices; the best "
+        "C may lie above the grid (widen Cs)"]

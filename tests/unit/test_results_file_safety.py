@@ -131,3 +131,43 @@ def test_a_read_only_file_system_is_one_line_and_leaves_the_file(tmp_path, monke
     monkeypatch.undo()
     assert out.read_text() == HEADER + row("a")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv"]    # no temp file, no lock left
+
+
+HOSTILE_EXTRAS = ["", "not json", "[1, 2]", '"text"', "null", "[" * 100_000 + "]" * 100_000,
+                  '{"search": [1]}', '{"search": {"seconds_used": "many"}}',
+                  '{"search": {"seconds_used": Infinity}}', '{"search": {"seconds_used": true}}',
+                  '{"degenerate": 3, "layers": [], "data_spec": null}']
+
+
+@pytest.mark.parametrize("text", HOSTILE_EXTRAS + [None, 3.5])
+def test_json_object_is_a_dict_or_none_for_any_cell(text):
+    from mlbench.results_file import json_object
+
+    value = json_object(text)
+    assert value is None or isinstance(value, dict)
+    assert json_object('{"a": 1}') == {"a": 1} and json_object({"b": 2}) == {"b": 2}
+
+
+def test_every_reader_of_extra_takes_a_hostile_cell_as_absent():
+    """One parser (:func:`mlbench.results_file.json_object`) behind every reader of ``extra``:
+    a cell that is not a JSON object, or holds the wrong types, counts as no information."""
+    import pandas as pd
+
+    from mlbench.experiment.costs import search_seconds
+    from mlbench.experiment.provenance import recorded_identity
+    from mlbench.report.prepare import degenerate_notes
+    from mlbench.report.tuning import grid_edge_counts
+    from mlbench.stats.bootstrap import _extra
+
+    frame = pd.DataFrame({"method": "m", "dataset": "d", "params": '{"C": [1, 2]}',
+                          "extra": HOSTILE_EXTRAS})
+    assert search_seconds(frame).tolist() == [0.0] * len(HOSTILE_EXTRAS)
+    assert degenerate_notes(frame) == [] and grid_edge_counts(frame) == {}
+    for text in HOSTILE_EXTRAS:
+        assert recorded_identity({"extra": text})["protocol_spec"] == ""
+        assert _extra({"extra": text}) is None or isinstance(_extra({"extra": text}), dict)
+    good = pd.DataFrame({"method": "m", "dataset": "d", "params": "",
+                         "extra": ['{"search": {"seconds_used": 2.5}, "degenerate": "constant"}']})
+    assert search_seconds(good).tolist() == [2.5]
+    assert degenerate_notes(good) == ["m: constant on d (1 of 1 splits): its outputs there do not "
+                                      "depend on the features"]
