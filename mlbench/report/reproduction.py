@@ -16,13 +16,15 @@ import pandas as pd
 from mlbench.errors import ConfigError
 from mlbench.metrics import get_measure
 from mlbench.report.results import FIXED_COLUMNS
-from mlbench.stats.ranks import rank_scores
+from mlbench.stats.ranks import rank_scores, top_k_counts
 from mlbench.stats.ttests import paired_ttest
 
 ALPHA = 0.05
 PAPER_KEYS = ("title", "csv", "run", "report")
 CLAIM_KEYS = ("text", "test", "method", "metrics")
 TESTS = ("rank_first", "best_on_each", "never_worse", "better_than", "best_overall")
+#: how ``best_overall`` aggregates the per-measure mean ranks (``rule:`` of a claim)
+OVERALL_RULES = ("mean_rank", "top_k")
 
 
 def load_claims(path):
@@ -43,6 +45,9 @@ def load_claims(path):
             if claim["test"] not in TESTS:
                 raise ConfigError(f"{path}: paper {name}, claim {i}: unknown test "
                                   f"{claim['test']!r}; choose one of {', '.join(TESTS)}")
+            if claim.get("rule", "mean_rank") not in OVERALL_RULES:
+                raise ConfigError(f"{path}: paper {name}, claim {i}: unknown rule "
+                                  f"{claim['rule']!r}; choose one of {', '.join(OVERALL_RULES)}")
         for i, dev in enumerate(spec.get("deviations") or [], 1):
             _require(dev, ("text", "evidence"), f"{path}: paper {name}, deviation {i}")
     return data["papers"]
@@ -69,9 +74,12 @@ def _better(a, b, gib):
 
 
 def _best_overall(claim, df):
-    """``best_overall``: the methods of ``method`` (a list) are the len(list) best of the overall
-    ranking, the mean over ``metrics`` of each method's average rank over the datasets where every
-    method has a value (the Bogatinovski et al. study's ranking across measures)."""
+    """``best_overall``: the methods of ``method`` (a list of k) are the k best of the overall
+    ranking, built from each method's average rank over the datasets where every method has a value,
+    one per measure of ``metrics``.  ``rule: mean_rank`` (the default) orders the methods by the
+    mean of those average ranks; ``rule: top_k`` by the number of measures on which a method has one
+    of the k best average ranks (:func:`~mlbench.stats.ranks.top_k_counts`), ties by the mean.  The
+    explanation gives both orders."""
     named = [claim["method"]] if isinstance(claim["method"], str) else list(claim["method"])
     ranks, used = [], set()
     for metric in claim["metrics"]:
@@ -84,15 +92,25 @@ def _best_overall(claim, df):
         used.update(block.index)
         ranks.append(pd.Series(rank_scores(block.values, _gib(metric)).mean(axis=0),
                                index=block.columns))
-    overall = pd.concat(ranks, axis=1).mean(axis=1).sort_values(kind="stable")
-    absent = [m for m in named if m not in overall.index]
+    table = pd.concat(ranks, axis=1)                      # methods x measures
+    mean = table.mean(axis=1)
+    absent = [m for m in named if m not in table.index]
     if absent:
         return False, f"method(s) {', '.join(absent)} not in the results"
-    top = list(overall.index[:len(named)])
-    shown = ", ".join(f"{m} {overall[m]:.2f}" for m in overall.index[:len(named) + 2])
-    return set(top) == set(named), (f"mean of the average ranks over {len(claim['metrics'])} "
-                                    f"measures, {len(overall)} methods and {len(used)} datasets "
-                                    f"({', '.join(sorted(used))}); best: {shown}")
+    k = len(named)
+    by_mean = list(mean.sort_values(kind="stable").index)
+    shown_mean = ", ".join(f"{m} {mean[m]:.2f}" for m in by_mean[:k + 2])
+    where = (f"{len(claim['metrics'])} measures, {len(table)} methods and {len(used)} datasets "
+             f"({', '.join(sorted(used))})")
+    if claim.get("rule", "mean_rank") == "top_k":
+        counts = pd.Series(top_k_counts(table.T.values, k), index=table.index)
+        order = sorted(table.index, key=lambda m: (-counts[m], mean[m], m))
+        shown = ", ".join(f"{m} {counts[m]}" for m in order[:k + 2])
+        return set(order[:k]) == set(named), (
+            f"number of measures on which each method has one of the {k} best average ranks, over "
+            f"{where}; best: {shown}; by the mean of the average ranks: {shown_mean}")
+    return set(by_mean[:k]) == set(named), (f"mean of the average ranks over {where}; "
+                                            f"best: {shown_mean}")
 
 
 def _test(claim, df):
@@ -266,12 +284,17 @@ def _flags(df):
                                             "hyper-parameter chosen at an end of its grid"]), ""]
 
 
+def _test_name(claim):
+    """A claim's test as REPRODUCTION.md names it, with its rule when it sets one."""
+    return f"`{claim['test']}`" + (f" (rule `{claim['rule']}`)" if claim.get("rule") else "")
+
+
 def _not_run_yet(name, spec):
     """The section of a paper whose results file does not exist yet: its claims NOT CHECKED."""
     out = [f"## {name}: {spec['title']}", "",
            f"- results: `{spec['csv']}` does not exist yet", f"- run: `{spec['run']}`",
            f"- report: `{spec['report']}`", "", "### The paper's claims", ""]
-    out += [f"- NOT CHECKED (no results yet): {c['text']}  \n  test `{c['test']}`"
+    out += [f"- NOT CHECKED (no results yet): {c['text']}  \n  test {_test_name(c)}"
             for c in spec.get("claims") or []]
     out += ["", "### Known deviations", ""]
     devs = spec.get("deviations") or []
@@ -307,7 +330,7 @@ def _paper(name, spec, root, allow_stale=False, echo=None):
     out += ["### The paper's claims", ""]
     for c, holds, why in claim_verdicts(spec, df):
         out.append(f"- {'HOLDS' if holds else 'DOES NOT HOLD'}: {c['text']}  \n"
-                   f"  test `{c['test']}`"
+                   f"  test {_test_name(c)}"
                    + (f" on {', '.join(c['datasets'])}" if c.get("datasets") else "")
                    + f": {why}")
     out += ["", "### Known deviations", ""]

@@ -93,3 +93,28 @@ def friedman_from_ranks(ranks):
 def friedman_test(scores, greater_is_better=True):
     """Rank ``scores`` (datasets x methods) per dataset and run the Friedman test on the ranks."""
     return friedman_from_ranks(rank_scores(scores, greater_is_better))
+
+
+def top_k_counts(mean_ranks, k):
+    """On how many measures each method has one of the ``k`` best mean ranks.
+
+    ``mean_ranks`` is a measures x methods matrix of average ranks (lower is better; NaN: the method
+    has no rank on that measure and is not counted there).  On each measure a method counts when its
+    mean rank is at most the ``k``-th smallest, so methods tied at the ``k``-th place all count.
+    Returns an integer array, one count per method (column).
+
+    The Bogatinovski et al. (2022) study names its best methods "across the spectrum of performance
+    measures"; applied to the per-dataset scores it published, this count with ``k = 5`` (the
+    number of methods it names) gives exactly those five, where the mean of the mean ranks does
+    not (``benchmarks/study_scores_diagnostic.py``).
+    """
+    R = np.asarray(mean_ranks, dtype=float)
+    if R.ndim != 2 or k < 1:
+        raise MlbenchError("top_k_counts needs a measures x methods matrix and k >= 1")
+    counts = np.zeros(R.shape[1], dtype=int)
+    for row in R:
+        present = np.sort(row[~np.isnan(row)])
+        if present.size:
+            cut = present[min(k, present.size) - 1]
+            counts += np.nan_to_num(row, nan=np.inf) <= cut + 1e-12
+    return counts

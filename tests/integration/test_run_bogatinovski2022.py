@@ -75,4 +75,5 @@ def test_protocol_dry_run_run_and_report(protocol, tmp_path):
                   "measure", "Mean rank per measure family", "Critical differences",
                   "Friedman test over datasets"):
         assert title in text, title
+    assert "Top 5: on how many of the 18 predictive measures" in text
     assert max(len(line) for line in text.splitlines()) <= 120

@@ -12,7 +12,7 @@ from sklearn.preprocessing import MinMaxScaler
 from mlbench.data.dataset import Dataset
 from mlbench.data.preprocess import Pipeline
 from mlbench.data.splits import SplitScheme, iterative_stratification, make_splits
-from mlbench.errors import ConfigError, DataError
+from mlbench.errors import ConfigError, DataError, MlbenchError
 from mlbench.experiment.grid import data_spec
 from mlbench.methods.base import MultiLabelClassifier
 from mlbench.methods.tuning import RandomSearch, pcut, resolve_grid, resolve_value
@@ -295,6 +295,43 @@ def test_best_overall_claim_and_a_paper_not_run_yet(tmp_path):
     text = render(tmp_path / "claims.yaml", tmp_path)
     assert "`results/none.csv` does not exist yet" in text
     assert "- NOT CHECKED (no results yet): A wins." in text
+
+
+def test_top_k_counts_count_ties_at_the_kth_place_and_skip_missing_ranks():
+    from mlbench.stats.ranks import top_k_counts
+
+    R = [[1, 2, 3, 4], [4, 3, 2, 1], [1.5, 1.5, 3, 4], [np.nan, 1, 2, 3]]
+    assert top_k_counts(R, 1).tolist() == [2, 2, 0, 1]   # row 3: the two tied at 1st both count
+    assert top_k_counts(R, 2).tolist() == [2, 3, 2, 1]
+    assert top_k_counts(R, 9).tolist() == [3, 4, 4, 4]   # k above the methods: all ranked count
+    with pytest.raises(MlbenchError):
+        top_k_counts([1, 2], 1)
+
+
+def test_best_overall_by_the_top_k_rule_can_differ_from_the_mean_rank(tmp_path):
+    import pandas as pd
+    import yaml
+
+    from mlbench.report.reproduction import _test, load_claims
+
+    # one dataset: a is best on two measures and last on the third; b is 2nd, 2nd, 1st
+    values = {"a": (0.9, 0.9, 0.1), "b": (0.8, 0.8, 0.95), "c": (0.7, 0.7, 0.5),
+              "d": (0.6, 0.6, 0.4)}
+    metrics = ["macro_f1", "micro_f1", "accuracy"]
+    df = pd.DataFrame([{"dataset": "p", "split": "s", "method": m, **dict(zip(metrics, v))}
+                       for m, v in values.items()])
+    claim = {"test": "best_overall", "method": ["a"], "metrics": metrics}
+    holds, why = _test(claim, df)
+    assert not holds and "best: b 1.67, a 2.00, c 2.67" in why
+    holds, why = _test({**claim, "rule": "top_k"}, df)
+    assert holds and "one of the 1 best average ranks" in why and "best: a 2, b 1, c 0" in why
+    assert "by the mean of the average ranks: b 1.67, a 2.00" in why
+    (tmp_path / "claims.yaml").write_text(yaml.safe_dump({"papers": {"p": {
+        "title": "T", "csv": "x.csv", "run": "r", "report": "r",
+        "claims": [{**claim, "text": "A wins.", "rule": "median"}]}}}))
+    with pytest.raises(ConfigError, match="claim 1: unknown rule 'median'; choose one of "
+                                          "mean_rank, top_k"):
+        load_claims(tmp_path / "claims.yaml")
 
 
 def test_methods_that_cannot_take_their_grid_are_skipped_or_refused():

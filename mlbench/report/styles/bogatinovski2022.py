@@ -2,8 +2,11 @@
 
 * one table per measure: methods as rows (best mean rank first), datasets as columns, the test
   value (one split per dataset), the best per dataset highlighted, and the method's mean rank;
-* the mean ranks of every method on every measure, with the study's overall ranking: the mean of a
-  method's mean ranks over the predictive measures (fit and predict times are shown, not counted);
+* the mean ranks of every method on every measure, with two overall rankings over the predictive
+  measures (fit and predict times are shown, not counted): the mean of a method's mean ranks, and
+  the number of measures on which it has one of the five best mean ranks (``Top 5``), the reading
+  of the study's "best across the spectrum of performance measures" that its published scores
+  reproduce (:func:`~mlbench.stats.ranks.top_k_counts`);
 * the measure families (example-based, label-based, ranking-based, efficiency): each method's mean
   rank over a family's measures;
 * the critical differences per measure, as text: the Nemenyi CD and its groups of methods that are
@@ -20,6 +23,7 @@ import numpy as np
 
 from mlbench.report.styles.common import arrow, friedman_line
 from mlbench.report.table import Cell, Row, Table, fmt, mark_best
+from mlbench.stats.ranks import top_k_counts
 
 #: Friedman with its two post-hoc tests, as the study reports them
 DEFAULT_STATS = ("friedman",)
@@ -36,6 +40,8 @@ FAMILIES = {
     "efficiency": ("fit_seconds", "predict_seconds"),
 }
 EFFICIENCY = set(FAMILIES["efficiency"])
+#: the study names its five best methods: ``Top 5`` counts the measures where a method is among them
+TOP_K = 5
 
 
 def extra_metrics(results):
@@ -111,26 +117,37 @@ def _ranks_table(analysis):
     metrics = list(analysis.metrics)
     overall = overall_ranking(analysis)
     ranks = _rank_matrix(analysis)
+    predictive = [ma.metric for ma in metrics if ma.metric not in EFFICIENCY]
+    top = top_k_counts([[ranks[m].get(metric, np.nan) for m, _, _ in overall]
+                        for metric in predictive], TOP_K)
     t = Table("bogatinovski2022:ranks", "Mean rank of each method on each measure (Friedman ranks "
-              "over the datasets; 1 = best) and the overall ranking: the mean over the predictive "
-              "measures", ["Method"] + [ma.metric for ma in metrics] + ["Overall", "Position"])
+              "over the datasets; 1 = best) and the overall rankings over the predictive measures",
+              ["Method"] + [ma.metric for ma in metrics] + ["Overall", "Position", f"Top {TOP_K}"])
     columns = []
     for ma in metrics:
         col = [Cell(fmt(ranks[m].get(ma.metric), 2), ranks[m].get(ma.metric))
                for m, _, _ in overall]
         mark_best(col, greater_is_better=False)
         columns.append(col)
+    top_col = [Cell(str(c), int(c)) for c in top]
+    mark_best(top_col, greater_is_better=True)
     for i, (m, mean, n) in enumerate(overall):
         cells = [col[i] for col in columns]
         cells.append(Cell(fmt(mean, 2) + ("" if n == overall[0][2] else f" ({n})"), mean,
                           best=i == 0))
         cells.append(Cell(str(i + 1), i + 1))
+        cells.append(top_col[i])
         t.rows.append(Row(m, cells))
     if any(n != overall[0][2] for _, _, n in overall):
         t.notes.append("(n): the method has a rank on n measures only (a measure whose tests left it "
                        "out); it is placed after the methods ranked on every measure")
-    t.notes.append("Overall: the study's ranking across measures, the mean of the mean ranks over "
-                   "the predictive measures (fit_seconds and predict_seconds are not counted)")
+    t.notes.append("Overall: the mean of the mean ranks over the predictive measures (fit_seconds "
+                   "and predict_seconds are not counted)")
+    t.notes.append(f"Top {TOP_K}: on how many of the {len(predictive)} predictive measures the "
+                   f"method has one of the {TOP_K} best mean ranks (ties at the {TOP_K}th place all "
+                   "count); applied to the study's published scores this count gives the five "
+                   "methods the study names as best, the mean of the mean ranks does not "
+                   "(docs/bogatinovski2022.md)")
     return t
 
 
