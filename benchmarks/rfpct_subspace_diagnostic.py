@@ -22,11 +22,12 @@ import numpy as np
 import pandas as pd
 
 from mlbench.methods import registry
-from mlbench.methods.components.thresholds import pcut1_threshold
+from mlbench.methods.tuning import pcut
 from mlbench.metrics import get_measure
 from mlbench.protocols import load_protocol
 
-SUBSETS = ("ceil-log2", "sqrt", 1.0)
+#: besides the registered ceil(log2 d) of the committed cell
+OTHER_SUBSETS = ("sqrt", 1.0)
 MEASURES = ("accuracy", "hamming_loss", "micro_f1", "macro_f1")
 
 
@@ -37,15 +38,15 @@ def main(datasets):
     print("| " + " | ".join(head) + " |\n" + "|---" * len(head) + "|")
     for name in datasets:
         row = res[(res.method == "rfpct") & (res.dataset == name) & (res.status == "ok")].iloc[0]
-        cell = refit_cell(proto, row)
+        cell = refit_cell(proto, row)                 # the committed cell: Clus's default subset
         params = {k: v for k, v in json.loads(row.params).items() if k != "search"}
         cardinality = float(np.asarray(cell.pipe.train_.Y.sum(axis=1)).mean())
+        fitted = [cell.est] + [registry.make("rfpct", **{**params, "max_features": subset})
+                               .fit(cell.pipe.train_.X, cell.pipe.train_.Y)
+                               for subset in OTHER_SUBSETS]
         scores = []
-        for subset in SUBSETS:
-            est = registry.make("rfpct", **{**params, "max_features": subset})
-            S = np.asarray(est.fit(cell.pipe.train_.X, cell.pipe.train_.Y)
-                           .predict_proba(cell.test.X), dtype=float)
-            P = (S >= pcut1_threshold(S, cardinality)).astype(float)
+        for est in fitted:
+            P = pcut(est.predict_proba(cell.test.X), cardinality)
             scores.append([get_measure(m)(cell.Y, P) for m in MEASURES])
         assert np.isclose(scores[0][1], float(row.hamming_loss)), (name, scores[0][1])
         cells = [name, str(cell.pipe.train_.X.shape[1])]

@@ -31,6 +31,7 @@ import argparse
 
 import pandas as pd
 
+from mlbench.metrics import get_measure
 from mlbench.report.reproduction import _test
 
 #: the study's measure names -> our results columns
@@ -43,7 +44,6 @@ MEASURES = {
     "ONE_ERROR": "one_error", "COVARAGE": "coverage", "LABEL_RANKING_LOSS": "ranking_loss",
     "LABEL_RANKING_AVERAGE_PRECISION": "average_precision", "AUCROC_MICRO": "micro_auc",
     "AUPRC_MICRO": "micro_auc_pr"}
-LOWER_IS_BETTER = {"hamming_loss", "one_error", "coverage", "ranking_loss"}
 #: the study's method columns whose lower-case name is not ours
 METHOD_NAMES = {"PSt": "pst", "Ada300": "ada300", "RAkEL2": "rakel2", "MLARM": "mlaram",
                 "MLkNN": "mlknn"}
@@ -86,7 +86,7 @@ def differences(study, ours):
             continue
         d = both[f"{metric}_ours"] - both[f"{metric}_study"]
         rows.append(pd.DataFrame({"method": both.method, "dataset": both.dataset,
-                                  "gain": -d if metric in LOWER_IS_BETTER else d}))
+                                  "gain": d if get_measure(metric).greater_is_better else -d}))
     gains = pd.concat(rows)
     acc = both.assign(gap=both.accuracy_ours - both.accuracy_study)
     print("\nOurs minus the study's, same dataset and measure (positive: ours better), over "
