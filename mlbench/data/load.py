@@ -111,6 +111,16 @@ def build_dataset(entry: DatasetEntry, paths: dict) -> Dataset:
                    domain=entry.domain)
 
 
+def cached_dataset(name: str, data_dir=None) -> Dataset | None:
+    """The registered dataset ``name`` if its current version is in the cache, else None: nothing
+    is fetched or parsed (for what only informs, such as a run's time estimate)."""
+    entry = get_entry(name)
+    if not entry.pinned:
+        return None
+    ds = cache.load(fetch.data_dir(data_dir), entry.name, fetch.combined_sha256(entry))
+    return None if ds is None else ds.without_features(entry.drop_features)
+
+
 def load_dataset(name: str, data_dir=None, mirror=None, *, refresh: bool = False) -> Dataset:
     """The dataset ``name`` (case-insensitive), from the cache or fetched, verified and parsed.
 

@@ -29,9 +29,10 @@ the ``ok`` rows of earlier results files:
 5. else, for a method seen on several shapes, a per-method power law in the problem size
    s = rows x features x labels, ``log t = a + b log s`` by least squares, the exponent clipped to
    [0.5, 2] (a single shape gives b = 1 through it); the features are counted by their
-   nonzero share where the model is told it (``density``: the run's datasets after its
-   preprocessing), so that a sparse text dataset is not extrapolated from dense ones as if every
-   entry were filled (bibtex holds 3.7% nonzeros: ebrj48 there was estimated at 10 core-hours
+   nonzero share where the model is told it (``density``: after the run's preprocessing, the
+   run's datasets' and those of the protocol's earlier rows whose data is cached, so that a
+   cell's estimate does not depend on the datasets run with it), so that a sparse text dataset
+   is not extrapolated from dense ones as if every entry were filled (bibtex holds 3.7% nonzeros: ebrj48 there was estimated at 10 core-hours
    from emotions, scene and yeast, for what takes minutes);
 6. else (a method never seen), the same power law fitted on every method's rows.
 
@@ -144,6 +145,31 @@ def _within_slope(log_s, log_t, groups):
     return None if spread < 1e-9 else float(ds @ dt) / spread
 
 
+def read_history(paths):
+    """The ``ok`` rows of every readable results CSV in ``paths`` as a :class:`CostModel` reads
+    them (missing or foreign files are ignored: the model only orders and estimates)."""
+    import pandas as pd
+
+    from mlbench.errors import MlbenchError
+    from mlbench.results_file import read_results
+
+    frames = []
+    for path in paths:
+        try:
+            df = read_results([path], required=("method", "status"))
+        except (OSError, MlbenchError):
+            continue
+        if set(_COLUMNS) <= set(df.columns):
+            frames.append(df.reindex(columns=_COLUMNS + _CELL + [_CPU, _EXTRA]))
+    rows = (pd.concat(frames, ignore_index=True) if frames
+            else pd.DataFrame(columns=_COLUMNS + _CELL + [_CPU, _EXTRA]))
+    rows = rows[rows["status"] == "ok"]
+    for c in _COLUMNS[2:] + [_CPU]:
+        rows[c] = pd.to_numeric(rows[c], errors="coerce")
+    rows = rows.dropna(subset=_COLUMNS).astype({c: str for c in _CELL})
+    return rows.reset_index(drop=True)
+
+
 def registered_shapes():
     """Dataset name -> (instances, features, labels) as datasets.yaml publishes it (rule 2)."""
     from mlbench.data.registry import registry
@@ -209,28 +235,9 @@ class CostModel:
 
     @classmethod
     def from_csvs(cls, paths, density=None):
-        """A model from every readable results CSV in ``paths`` (missing or foreign files are
-        ignored: the model only orders and estimates); ``density`` as for the constructor."""
-        import pandas as pd
-
-        from mlbench.errors import MlbenchError
-        from mlbench.results_file import read_results
-
-        frames = []
-        for path in paths:
-            try:
-                df = read_results([path], required=("method", "status"))
-            except (OSError, MlbenchError):
-                continue
-            if set(_COLUMNS) <= set(df.columns):
-                frames.append(df.reindex(columns=_COLUMNS + _CELL + [_CPU, _EXTRA]))
-        rows = (pd.concat(frames, ignore_index=True) if frames
-                else pd.DataFrame(columns=_COLUMNS + _CELL + [_CPU, _EXTRA]))
-        rows = rows[rows["status"] == "ok"]
-        for c in _COLUMNS[2:] + [_CPU]:
-            rows[c] = pd.to_numeric(rows[c], errors="coerce")
-        rows = rows.dropna(subset=_COLUMNS).astype({c: str for c in _CELL})
-        return cls(rows.reset_index(drop=True), density=density)
+        """A model from every readable results CSV in ``paths`` (:func:`read_history`);
+        ``density`` as for the constructor."""
+        return cls(read_history(paths), density=density)
 
     @property
     def known(self):

@@ -302,6 +302,37 @@ def _not_run_yet(name, spec):
     return out + [""]
 
 
+def still_to_run(spec, df):
+    """``[line]`` naming the cells of the paper's grid without an ok row in ``df`` (each dataset
+    of its ``protocol`` x each method the protocol runs, among the claims file's ``methods`` when
+    it lists them), so that a partial grid says what it lacks; ``[]`` when the spec names no
+    protocol or the grid is complete."""
+    if not spec.get("protocol"):
+        return []
+    from mlbench.experiment.runner import resolve_methods
+    from mlbench.protocols import load_protocol
+
+    protocol = load_protocol(spec["protocol"])
+    methods = [e.label for e in resolve_methods(protocol)[0]
+               if not spec.get("methods") or e.label in spec["methods"]]
+    done = set(zip(df.dataset, df.method))
+    todo = {d: [m for m in methods if (d, m) not in done] for d in protocol.datasets}
+    todo = {d: ms for d, ms in todo.items() if ms}
+    if not todo:
+        return []
+    def which(ms):
+        if 2 * len(ms) <= len(methods):
+            return ", ".join(ms)
+        return "all" + (" but " + ", ".join(m for m in methods if m not in ms)
+                        if len(ms) < len(methods) else "")
+
+    named = [f"{d} ({which(ms)})" for d, ms in todo.items()]
+    return [f"- not run yet: {sum(map(len, todo.values()))} of "
+            f"{len(protocol.datasets) * len(methods)} dataset x method cells: {'; '.join(named)}; "
+            f"`mlbench run --protocol {protocol.name} --dry-run` estimates them and the run "
+            f"command runs them"]
+
+
 def _paper(name, spec, root, allow_stale=False, echo=None):
     from mlbench.experiment.provenance import check_frame
 
@@ -318,7 +349,8 @@ def _paper(name, spec, root, allow_stale=False, echo=None):
            f"({', '.join(splits)})",
            f"- datasets: {', '.join(sorted(df.dataset.unique()))}",
            f"- methods: {', '.join(sorted(df.method.unique()))}",
-           f"- run: `{spec['run']}`", f"- report: `{spec['report']}`", ""]
+           f"- run: `{spec['run']}`", f"- report: `{spec['report']}`",
+           *still_to_run(spec, df), ""]
     if problems:        # lines the results file refused: named, so a thin table explains itself
         out += [f"- {len(problems)} line(s) of `{spec['csv']}` left out: "
                 + "; ".join(p.split(": ", 1)[1] for p in problems[:5])

@@ -241,6 +241,53 @@ def test_estimates_read_the_shape_after_the_protocols_preprocessing(tmp_path):
     assert np.isclose(pre, 1.0) and raw > 5 * pre
 
 
+def test_a_cells_estimate_does_not_depend_on_the_datasets_run_with_it(tmp_path, monkeypatch):
+    """A sparse dataset's earlier rows are counted by its nonzero share whether it is in the run or
+    only in the local cache, so a cell on another dataset gets the same estimate from a run of
+    its dataset alone as from the whole grid; a dataset that is not cached counts as dense."""
+    from types import SimpleNamespace
+
+    import mlbench.data.load as load
+    import mlbench.data.registry as reg
+    from mlbench.data.dataset import Dataset
+    from mlbench.data.splits import Split, SplitScheme
+    from mlbench.experiment.runner import cell_costs
+
+    rng = np.random.RandomState(0)
+    Y = (rng.rand(100, 2) < 0.5).astype(np.int8)
+
+    def dataset(name, features, filled):
+        X = np.zeros((100, features))
+        X[:, :filled] = 1.0 + rng.rand(100, filled)
+        return Dataset(name, X, Y, [f"f{i}" for i in range(features)], ["a", "b"])
+
+    data = {"new": dataset("new", 200, 200), "dense": dataset("dense", 100, 100),
+            "sparse": dataset("sparse", 5000, 100)}
+    history = tmp_path / "h.csv"
+    rows = frame([["a", "ok", 10.0, 0.0, 50, 100, 2], ["a", "ok", 10.0, 0.0, 50, 5000, 2]])
+    rows["dataset"], rows["protocol"] = ["dense", "sparse"], ["p", "p"]
+    rows.to_csv(history, index=False)
+    protocol = SimpleNamespace(name="p", split=SplitScheme(), seed=0, preprocess=())
+    cell = SimpleNamespace(key="k", dataset="new", split="s", method="a", method_name="a",
+                           protocol="p", search=None, preprocess=())
+    other = SimpleNamespace(**{**vars(cell), "key": "other", "dataset": "sparse"})
+    split = Split("s", 0, None, train=np.arange(50), test=np.arange(50, 100))
+    entry = SimpleNamespace(published={})
+    monkeypatch.setattr(reg, "registry", lambda: dict.fromkeys(data, entry))
+    monkeypatch.setattr(load, "cached_dataset", lambda name: data.get(name))
+
+    def alone(protocol=protocol):
+        return cell_costs([cell], {"new": data["new"]}, {"new": [split]}, [str(history)],
+                          protocol)["k"]
+
+    whole = cell_costs([cell, other], {k: data[k] for k in ("new", "sparse")},
+                       {"new": [split], "sparse": [split]}, [str(history)], protocol)["k"]
+    assert np.isclose(alone(), whole) and np.isclose(whole, 20.0)   # both rows: 50 x 100 x 2 filled
+    monkeypatch.setattr(load, "cached_dataset", lambda name: None)       # not cached: dense
+    assert not np.isclose(alone(), whole)
+    assert np.isclose(alone(), alone(protocol=None))
+
+
 def test_the_laws_leave_the_search_out_and_a_searched_cell_adds_it_capped_by_its_budget():
     """Rows of a searched method record the search's CPU seconds in extra.search.seconds_used; the
     power law models the rest (fit and predict), so a larger dataset's estimate grows with the

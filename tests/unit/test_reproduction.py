@@ -84,6 +84,27 @@ def test_a_claim_can_be_limited_to_the_papers_datasets(tmp_path):
         load_claims(bad)
 
 
+def test_a_partial_grid_names_the_cells_not_run_yet(tmp_path):
+    """The cells of the protocol's grid (its datasets x the methods it runs, within the claims
+    file's methods) that have no ok row are named per dataset; a complete grid adds no line."""
+    from mlbench.report.reproduction import still_to_run
+
+    proto = tmp_path / "p.yaml"
+    proto.write_text("name: p\ndatasets: [d1, d2, d3]\nsplit: {scheme: holdout}\n"
+                     "metrics: [hamming_loss]\nmethods: [br, cc, mlknn]\n")
+    spec = {"protocol": str(proto), "methods": ["br", "cc"]}
+    rows = pd.DataFrame({"dataset": ["d1", "d1", "d2"], "method": ["br", "cc", "cc"]})
+    assert still_to_run(spec, rows) == [
+        "- not run yet: 3 of 6 dataset x method cells: d2 (br); d3 (all); "
+        "`mlbench run --protocol p --dry-run` estimates them and the run command runs them"]
+    full = pd.DataFrame({"dataset": [d for d in ("d1", "d2", "d3") for _ in "ab"],
+                         "method": ["br", "cc"] * 3})
+    assert still_to_run(spec, full) == [] and still_to_run({}, rows) == []
+    spec["methods"] = ["br", "cc", "mlknn"]                        # the most: what ran is named
+    assert still_to_run(spec, rows)[0].startswith(
+        "- not run yet: 6 of 9 dataset x method cells: d1 (mlknn); d2 (all but cc); d3 (all); ")
+
+
 def test_the_rows_flags_name_degenerate_outputs_and_grid_ends():
     from mlbench.report.reproduction import _flags
 
