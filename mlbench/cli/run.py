@@ -87,8 +87,8 @@ def _names(value):
               help="Where dataset files and caches go; default $MLBENCH_DATA or the user cache.")
 @click.option("--dry-run", is_flag=True,
               help="Print the cells that would run, estimated core-hours and wall time, the "
-                   "largest cells and the costliest dataset x method groups; run and write "
-                   "nothing.")
+                   "largest cells, each dataset's total and the costliest dataset x method "
+                   "groups; run and write nothing.")
 def command(protocol, methods, datasets, repeats, seed, jobs, out, timeout, cpu_time, save_predictions,
             executor, scheduler, max_memory, retries, quiet, mirror, data_dir, dry_run):
     """Run the experiment grid (datasets x methods x splits) and append to a results CSV.

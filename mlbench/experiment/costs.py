@@ -443,10 +443,15 @@ def plan_lines(todo, costs, workers, largest=5):
         lines.append("largest cells (estimated seconds):")
         lines += [f"  {costs[c.key]:>10,.0f}  {c.label}" for c in todo[:largest]
                   if costs.get(c.key) is not None]
-        groups = {}
+        groups, datasets = {}, {}
         for c in todo:
-            n, total = groups.get((c.dataset, c.method), (0, 0.0))
-            groups[(c.dataset, c.method)] = (n + 1, total + (costs.get(c.key) or 0.0))
+            for table, key in ((groups, (c.dataset, c.method)), (datasets, c.dataset)):
+                n, total = table.get(key, (0, 0.0))
+                table[key] = (n + 1, total + (costs.get(c.key) or 0.0))
+        if len(datasets) > 1:          # what a run of one dataset (-d NAME) would take
+            lines.append("by dataset (estimated core-hours, cells):")
+            lines += [f"  {total / 3600:>10,.2f}  {n:>5}  {dataset}" for dataset, (n, total)
+                      in sorted(datasets.items(), key=lambda g: -g[1][1])]
         if len(groups) > 1:
             ranked = sorted(groups.items(), key=lambda g: -g[1][1])
             lines.append("by dataset and method (estimated core-hours, cells):")

@@ -387,6 +387,21 @@ def test_dry_run_plans_without_writing_and_orders_longest_first(shifted, tmp_pat
     assert [c.method for c in rep.todo] == ["toy-shift-b"] * 2 + ["toy-shift-a"] * 2
 
 
+def test_the_plan_totals_each_dataset_when_it_holds_several():
+    from types import SimpleNamespace
+
+    from mlbench.experiment.costs import plan_lines
+
+    todo = [SimpleNamespace(key=k, dataset=d, method=m, label=f"{d} {m}")
+            for k, d, m in [("1", "big", "a"), ("2", "big", "b"), ("3", "small", "a")]]
+    lines = plan_lines(todo, {"1": 3600.0, "2": 1800.0, "3": 360.0}, workers=2)
+    at = lines.index("by dataset (estimated core-hours, cells):")
+    assert [line.split() for line in lines[at + 1:at + 3]] == [["1.50", "2", "big"],
+                                                                ["0.10", "1", "small"]]
+    one = plan_lines(todo[:2], {"1": 3600.0, "2": 1800.0}, workers=2)
+    assert not any(line.startswith("by dataset (") for line in one)
+
+
 def test_makespan_is_lpt():
     from mlbench.experiment.costs import makespan
 
