@@ -29,11 +29,12 @@ the ``ok`` rows of earlier results files:
 5. else, for a method seen on several shapes, a per-method power law in the problem size
    s = rows x features x labels, ``log t = a + b log s`` by least squares, the exponent clipped to
    [0.5, 2] (a single shape gives b = 1 through it); the features are counted by their
-   nonzero share where the model is told it (``density``: after the run's preprocessing, the
-   run's datasets' and those of the protocol's earlier rows whose data is cached, so that a
-   cell's estimate does not depend on the datasets run with it), so that a sparse text dataset
-   is not extrapolated from dense ones as if every entry were filled (bibtex holds 3.7% nonzeros: ebrj48 there was estimated at 10 core-hours
-   from emotions, scene and yeast, for what takes minutes);
+   nonzero share where the model is told it (``density``: after the protocol's preprocessing,
+   for the run's datasets and for those of the protocol's earlier rows whose data is cached,
+   so that a cell's estimate does not depend on what runs with it).  A sparse text dataset is
+   then not extrapolated from dense ones as if every entry were filled (bibtex holds 3.7%
+   nonzeros: ebrj48 there was estimated at 10 core-hours from emotions, scene and yeast, for
+   what takes minutes);
 6. else (a method never seen), the same power law fitted on every method's rows.
 
 Rules 3-6 model the fit and predict work alone: a row of a searched method (a protocol with

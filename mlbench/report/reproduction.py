@@ -320,6 +320,7 @@ def still_to_run(spec, df):
     todo = {d: ms for d, ms in todo.items() if ms}
     if not todo:
         return []
+
     def which(ms):
         if 2 * len(ms) <= len(methods):
             return ", ".join(ms)
