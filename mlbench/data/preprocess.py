@@ -169,30 +169,20 @@ class _LabelSelector(Step):
                      label_names=[ds.label_names[i] for i in keep])
 
 
-class Standardize(Step):
-    name = "standardize"
+class _ColumnScaler(Step):
+    """Maps every numeric column c to ``(x - shift_[c]) / scale_[c]`` (on CSR only the division);
+    ``{nominal: true}`` includes the nominal columns, which then stop being nominal."""
+
     defaults = {"nominal": False}
 
-    def fit(self, train):
-        X = train.X
+    def _numeric(self, train):
         if not isinstance(self.params["nominal"], bool):
-            raise ConfigError(f"preprocessing step 'standardize': nominal must be true or false, "
+            raise ConfigError(f"preprocessing step {self.name!r}: nominal must be true or false, "
                               f"got {self.params['nominal']!r}")
         skip = () if self.params["nominal"] else train.nominal
-        numeric = np.array([c for c in range(X.shape[1]) if c not in skip], dtype=np.int64)
-        self.numeric_ = numeric
-        if sp.issparse(X):
-            from sklearn.utils.sparsefuncs import mean_variance_axis
-
-            _, var = mean_variance_axis(sp.csr_matrix(X), axis=0)
-            self.mean_ = None
-            std = np.sqrt(var[numeric])
-        else:
-            sub = np.asarray(X)[:, numeric]
-            self.mean_ = sub.mean(axis=0)
-            std = sub.std(axis=0)
-        self.scale_ = np.where(std > 0, std, 1.0)
-        return self
+        self.numeric_ = np.array([c for c in range(train.X.shape[1]) if c not in skip],
+                                 dtype=np.int64)
+        return self.numeric_
 
     def transform(self, ds):
         if self.numeric_.size == 0:
@@ -203,23 +193,36 @@ class Standardize(Step):
             X = sp.csr_matrix(ds.X @ sp.diags(factor), dtype=np.float64)
         else:
             X = np.array(ds.X, dtype=np.float64, order="C", copy=True)
-            X[:, self.numeric_] = (X[:, self.numeric_] - self.mean_) / self.scale_
+            X[:, self.numeric_] = (X[:, self.numeric_] - self.shift_) / self.scale_
         if self.params["nominal"]:  # scaled codes are no longer value indices
             return _with(ds, X=X, nominal={})
         return _with(ds, X=X)
 
 
-class MinMax(Step):
-    name = "min_max"
-    defaults = {"nominal": False}
+class Standardize(_ColumnScaler):
+    name = "standardize"
 
     def fit(self, train):
-        if not isinstance(self.params["nominal"], bool):
-            raise ConfigError(f"preprocessing step 'min_max': nominal must be true or false, "
-                              f"got {self.params['nominal']!r}")
-        skip = () if self.params["nominal"] else train.nominal
-        self.numeric_ = np.array([c for c in range(train.X.shape[1]) if c not in skip],
-                                 dtype=np.int64)
+        numeric = self._numeric(train)
+        if sp.issparse(train.X):
+            from sklearn.utils.sparsefuncs import mean_variance_axis
+
+            _, var = mean_variance_axis(sp.csr_matrix(train.X), axis=0)
+            self.shift_ = None
+            std = np.sqrt(var[numeric])
+        else:
+            sub = np.asarray(train.X)[:, numeric]
+            self.shift_ = sub.mean(axis=0)
+            std = sub.std(axis=0)
+        self.scale_ = np.where(std > 0, std, 1.0)
+        return self
+
+
+class MinMax(_ColumnScaler):
+    name = "min_max"
+
+    def fit(self, train):
+        numeric = self._numeric(train)
         if sp.issparse(train.X):
             from sklearn.utils.sparsefuncs import min_max_axis
 
@@ -227,25 +230,11 @@ class MinMax(Step):
         else:
             X = np.asarray(train.X, dtype=np.float64)
             low, high = np.nanmin(X, axis=0), np.nanmax(X, axis=0)
-        low, high = low[self.numeric_], high[self.numeric_]
+        low, high = low[numeric], high[numeric]
         span = high - low
-        self.min_ = low
+        self.shift_ = low
         self.scale_ = np.where(span > 0, span, 1.0)
         return self
-
-    def transform(self, ds):
-        if self.numeric_.size == 0:
-            return ds
-        if sp.issparse(ds.X):
-            factor = np.ones(ds.X.shape[1])
-            factor[self.numeric_] = 1.0 / self.scale_
-            X = sp.csr_matrix(ds.X @ sp.diags(factor), dtype=np.float64)
-        else:
-            X = np.array(ds.X, dtype=np.float64, order="C", copy=True)
-            X[:, self.numeric_] = (X[:, self.numeric_] - self.min_) / self.scale_
-        if self.params["nominal"]:
-            return _with(ds, X=X, nominal={})
-        return _with(ds, X=X)
 
 
 class DropRareBinaryFeatures(_FeatureSelector):

@@ -24,17 +24,14 @@ features before any method sees them, so under it the scaling changes nothing.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
 
 from mlbench.errors import ConfigError
-from mlbench.methods.base import MultiLabelClassifier
-from mlbench.methods.neural.dbpnn import backprop_epoch, forward
+from mlbench.methods.neural.dbpnn import ScaledNetwork, backprop_epoch
 from mlbench.methods.registry import register
 
 
-class BPNN(MultiLabelClassifier):
+class BPNN(ScaledNetwork):
     """One-hidden-layer back-propagation network, MEKA's BPNN (module doc).
 
     Parameters
@@ -51,7 +48,6 @@ class BPNN(MultiLabelClassifier):
         Seeds the initial weights.
     """
 
-    _accept_sparse = ("csr", "csc")
     _estimator_checks = {"params": {"epochs": 5}}
 
     def __init__(self, *, hidden=10, epochs=100, learning_rate=0.1, momentum=0.1,
@@ -62,22 +58,13 @@ class BPNN(MultiLabelClassifier):
         self.momentum = momentum
         self.random_state = random_state
 
-    def _scale(self, X):
-        if sp.issparse(X):
-            X = X.toarray()
-        return np.ascontiguousarray(np.clip((X - self.min_) / self.range_, 0.0, 1.0))
-
     def fit(self, X, Y):
         X, Y = self._validate_fit(X, Y)
         if int(self.hidden) < 1 or int(self.epochs) < 0:
             raise ConfigError(f"BPNN: hidden must be >= 1 and epochs >= 0, got hidden="
                               f"{self.hidden!r}, epochs={self.epochs!r}")
         rng = check_random_state(self.random_state)
-        Xd = X.toarray() if sp.issparse(X) else X
-        self.min_ = Xd.min(axis=0)
-        span = Xd.max(axis=0) - self.min_
-        self.range_ = np.where(span > 0, span, 1.0)
-        V = self._scale(Xd)
+        V = self._fit_scale(X)
         d, h, L = V.shape[1], int(self.hidden), Y.shape[1]
         weights = [np.ascontiguousarray(rng.uniform(-0.05, 0.05, size=shape))
                    for shape in ((d + 1, h), (h + 1, L))]
@@ -89,11 +76,6 @@ class BPNN(MultiLabelClassifier):
                            float(self.momentum))
         self.weights_ = weights
         return self
-
-    def predict_proba(self, X):
-        X = self._validate_predict(X)
-        check_is_fitted(self, "weights_")
-        return forward(self.weights_, self._scale(X))[-1]
 
 
 register("bpnn", BPNN, family="neural", paper="bogatinovski2022",

@@ -112,7 +112,32 @@ def backprop_epoch(weights, velocity, X, Y, order, lr, momentum, use_kernel=True
             delta = prev_delta
 
 
-class DBPNN(MultiLabelClassifier):
+class ScaledNetwork(MultiLabelClassifier):
+    """A network on inputs min-max scaled to [0, 1] on the training part (test values clipped);
+    its scores are the output units of :func:`forward` with the fitted ``weights_``."""
+
+    _accept_sparse = ("csr", "csc")
+
+    def _fit_scale(self, X):
+        """Fit the scaling on the training rows ``X``; returns them scaled (dense, C order)."""
+        Xd = X.toarray() if sp.issparse(X) else X
+        self.min_ = Xd.min(axis=0)
+        span = Xd.max(axis=0) - self.min_
+        self.range_ = np.where(span > 0, span, 1.0)
+        return self._scale(Xd)
+
+    def _scale(self, X):
+        if sp.issparse(X):
+            X = X.toarray()
+        return np.ascontiguousarray(np.clip((X - self.min_) / self.range_, 0.0, 1.0))
+
+    def predict_proba(self, X):
+        X = self._validate_predict(X)
+        check_is_fitted(self, "weights_")
+        return forward(self.weights_, self._scale(X))[-1]
+
+
+class DBPNN(ScaledNetwork):
     """Deep back-propagation network with RBM pre-training and logistic outputs (module doc).
 
     Parameters
@@ -123,7 +148,6 @@ class DBPNN(MultiLabelClassifier):
     relative to the learning rate (0.0002).  batch_size : RBM batch (None: n_hidden, as MEKA).
     """
 
-    _accept_sparse = ("csr", "csc")
     _estimator_checks = {"params": {"pretrain_epochs": 3, "finetune_epochs": 3}}
 
     def __init__(self, *, n_hidden=10, n_layers=2, pretrain_epochs=1000, finetune_epochs=100,
@@ -139,22 +163,13 @@ class DBPNN(MultiLabelClassifier):
         self.batch_size = batch_size
         self.random_state = random_state
 
-    def _scale(self, X):
-        if sp.issparse(X):
-            X = X.toarray()
-        return np.clip((X - self.min_) / self.range_, 0.0, 1.0)
-
     def fit(self, X, Y):
         X, Y = self._validate_fit(X, Y)
         for name in ("n_hidden", "n_layers", "pretrain_epochs", "finetune_epochs"):
             if int(getattr(self, name)) < (1 if name in ("n_hidden", "n_layers") else 0):
                 raise ConfigError(f"DBPNN: {name} must be positive, got {getattr(self, name)}")
         rng = check_random_state(self.random_state)
-        Xd = X.toarray() if sp.issparse(X) else X
-        self.min_ = Xd.min(axis=0)
-        span = Xd.max(axis=0) - self.min_
-        self.range_ = np.where(span > 0, span, 1.0)
-        V = self._scale(Xd)
+        V = self._fit_scale(X)
         Yf = Y.astype(np.float64)
         batch = int(self.batch_size or self.n_hidden)
         lr, mom = float(self.learning_rate), float(self.momentum)
@@ -169,18 +184,12 @@ class DBPNN(MultiLabelClassifier):
             below = expit(_with_bias(below) @ W)
         weights.append(rng.normal(0.0, 0.2, size=(below.shape[1] + 1, Y.shape[1])))
         weights[-1][-1, :] = 0.0
-        V = np.ascontiguousarray(V)
 
         velocity = [np.zeros_like(W) for W in weights]
         for _ in range(int(self.finetune_epochs)):
             backprop_epoch(weights, velocity, V, Yf, rng.permutation(V.shape[0]), lr, mom)
         self.weights_ = weights
         return self
-
-    def predict_proba(self, X):
-        X = self._validate_predict(X)
-        check_is_fitted(self, "weights_")
-        return forward(self.weights_, self._scale(X))[-1]
 
 
 register("dbpnn", DBPNN, family="neural", paper="mldf",
