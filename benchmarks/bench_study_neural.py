@@ -25,6 +25,17 @@ medians, ratio reference / mlbench).  Peak memory: one extra call per side under
 the distinct labelsets of the first ``--clems-rows`` training rows (default 1,000) for
 ``--clems-steps`` Guttman steps (default 20; a CLEMS fit takes up to 300 per start, 4 starts),
 with the largest difference of the embeddings.
+
+``--only bpnn`` times BPNN's training epochs (the study's network: ``hidden`` = 0.2 x the
+features, momentum 0.2, learning rate 0.1, ``--bpnn-epochs`` online epochs, default 2) against
+scikit-learn's ``MLPClassifier`` with the same network and the same online updates (one logistic
+hidden layer, SGD with batch size 1, momentum 0.2 without Nesterov, no L2 penalty, rows in order,
+no early stop; its loss is the cross-entropy, BPNN's the squared error, which costs the same).
+``--previous PATH`` adds a third side: the same epochs through an earlier build of
+``mlbench/_ext/_dbpnn`` (e.g. the .so of another checkout), with a check that it gives the same
+weights.  Measured on corel5k (#45 item 5, the kernel that sweeps each weight matrix once per row and
+sums four hidden errors side by side, against the build before it; a 2-core machine with the grid
+running): the table "Speed-ups made for it" in docs/bogatinovski2022.md.
 """
 import sys
 import tracemalloc
@@ -88,7 +99,10 @@ def main(argv=None):
 
     ap = _harness.parser(__doc__, repeats=3)
     ap.add_argument("--mltsvm-labels", type=int, default=40)
-    ap.add_argument("--only", choices=("mlaram", "mltsvm", "clems"), help="run one comparison")
+    ap.add_argument("--only", choices=("mlaram", "mltsvm", "clems", "bpnn"),
+                    help="run one comparison")
+    ap.add_argument("--bpnn-epochs", type=int, default=2)
+    ap.add_argument("--previous", help="an earlier build of mlbench/_ext/_dbpnn (.so) for --only bpnn")
     ap.add_argument("--clems-rows", type=int, default=1000)
     ap.add_argument("--clems-steps", type=int, default=20)
     args = ap.parse_args(argv)
@@ -109,7 +123,57 @@ def main(argv=None):
         compare_mltsvm(args, shape, Xtr, Ytr, Xte, Y.shape[1])
     if args.only in (None, "clems"):
         compare_clems(args, name, np.asarray(Ytr[:args.clems_rows]))
+    if args.only in (None, "bpnn"):
+        same = compare_bpnn(args, shape, Xtr, Ytr) and same
     return 0 if same else 1
+
+
+def compare_bpnn(args, shape, Xtr, Ytr):
+    import importlib.util
+
+    from sklearn.neural_network import MLPClassifier
+
+    from mlbench.methods.neural.bpnn import BPNN
+
+    epochs, h = (1 if args.quick else args.bpnn_epochs), max(1, int(0.2 * Xtr.shape[1]))
+    Ytr = np.asarray(Ytr, dtype=int)
+
+    def ours():
+        return BPNN(hidden=h, epochs=epochs, learning_rate=0.1, momentum=0.2,
+                    random_state=0).fit(Xtr, Ytr).weights_
+
+    def sklearn():
+        return MLPClassifier(hidden_layer_sizes=(h,), activation="logistic", solver="sgd",
+                             batch_size=1, learning_rate_init=0.1, momentum=0.2,
+                             nesterovs_momentum=False, alpha=0.0, max_iter=epochs, shuffle=False,
+                             n_iter_no_change=epochs + 1, tol=0.0,
+                             random_state=0).fit(Xtr, Ytr).coefs_
+
+    sides = {"mlbench": ours, "scikit-learn": sklearn}
+    if args.previous:
+        import mlbench.methods.neural.dbpnn as dbpnn
+
+        spec = importlib.util.spec_from_file_location("mlbench._ext._dbpnn", args.previous)
+        previous = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(previous)
+        current = dbpnn._backprop_kernel
+
+        def with_previous():
+            dbpnn._backprop_kernel = previous.backprop_online
+            try:
+                return ours()
+            finally:
+                dbpnn._backprop_kernel = current
+
+        sides["previous build"] = with_previous
+    out = _harness.compare_many(f"BPNN, {epochs} epochs, {shape}, {Ytr.shape[1]} labels, "
+                                f"{h} hidden units", sides, **_harness.timing(args))
+    if not args.previous:
+        return True
+    same = all(np.array_equal(a, b) for a, b in zip(out.results["mlbench"],
+                                                    out.results["previous build"]))
+    print(f"   same weights as the previous build: {same}", flush=True)
+    return same
 
 
 def compare_clems(args, name, Y):

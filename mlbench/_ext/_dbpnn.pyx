@@ -1,6 +1,8 @@
-# Kernels of DBPNN (mlbench/methods/neural/dbpnn.py): CD-1 RBM pre-training and online
-# back-propagation.  Both are sequential stochastic updates on tiny matrices (10-unit layers), so in
-# NumPy each step costs more in call overhead than in arithmetic; these loops run them in C, nogil.
+# Kernels of DBPNN and BPNN (mlbench/methods/neural/): CD-1 RBM pre-training and online
+# back-propagation.  Both are sequential stochastic updates, one row at a time: on DBPNN's 10-unit
+# layers NumPy would spend each step in call overhead, and on BPNN's wide ones (0.15-0.25 x the
+# features) the arithmetic is memory-bound, so the loops run in C, nogil, each weight matrix swept
+# once per row.
 from libc.math cimport exp
 from libc.stdlib cimport free, malloc
 
@@ -64,6 +66,24 @@ def rbm_cd1(const float64_t[:, ::1] Vb, float64_t[:, ::1] W, intp_t epochs, intp
                 s = s + nb
 
 
+cdef inline void _layer_sums(const double* a, const double* W, double* out, intp_t n_in,
+                             intp_t n_out) noexcept nogil:
+    """``out = a W`` for ``a`` of n_in + 1 inputs (bias last), row by row through W (contiguous,
+    vectorised); each output still adds its inputs in order i = 0, 1, ..., as a dot product does."""
+    cdef intp_t i, j
+    cdef double v
+    for j in range(n_out):
+        out[j] = 0.0
+    for i in range(n_in + 1):
+        v = a[i]
+        for j in range(n_out):
+            out[j] += v * W[i * n_out + j]
+
+
+cdef inline void _hidden_error(const double* a, double* delta, double back) noexcept nogil:
+    delta[0] = a[0] * (1.0 - a[0]) * back
+
+
 def backprop_online(list weights, list velocity, const float64_t[:, ::1] X,
                     const float64_t[:, ::1] Y, const intp_t[::1] order, double lr,
                     double momentum):
@@ -73,24 +93,37 @@ def backprop_online(list weights, list velocity, const float64_t[:, ::1] X,
     the previous step of the same shape.  For each row i in ``order``: forward pass, output error
     ``delta = y (1 - y) (t - y)``, hidden errors through the not-yet-updated weights, then
     ``step = lr * a^T delta + momentum * step_prev`` and ``W += step`` for every layer.
+
+    Each weight matrix is swept once per row, not twice: a hidden layer's errors are computed
+    row by row of the weights above it just before that row is updated, and the first layer's
+    update is done in the same sweep as the next row's input sums (which need the updated weights).
+    Every number is computed from the same operands in the same order as by the separate passes.
     """
     cdef intp_t n_layers = len(weights)
-    cdef intp_t k, i, j, r, idx, n_rows = order.shape[0]
+    cdef intp_t k, i, j, r, idx, n_rows = order.shape[0], d = X.shape[1], h
     cdef intp_t[::1] units = np.empty(n_layers + 1, dtype=np.intp)
     cdef intp_t[::1] offs = np.empty(n_layers + 1, dtype=np.intp)
-    units[0] = X.shape[1]
+    units[0] = d
     for k in range(n_layers):
         units[k + 1] = weights[k].shape[1]
     offs[0] = 0
     for k in range(n_layers):
         offs[k + 1] = offs[k] + units[k] + 1
-    # activations of every layer (with a bias unit), and deltas, in flat buffers
+    # activations of every layer (with a bias unit), and deltas, in flat buffers; ``nxt`` holds the
+    # next row's inputs while the first layer's weights are updated
     cdef double* act = <double*> malloc((offs[n_layers] + units[n_layers] + 1) * sizeof(double))
     cdef double* dlt = <double*> malloc((offs[n_layers] + units[n_layers] + 1) * sizeof(double))
+    cdef double* nxt = <double*> malloc((d + 1) * sizeof(double))
     cdef double** Wp = <double**> malloc(n_layers * sizeof(double*))
     cdef double** Sp = <double**> malloc(n_layers * sizeof(double*))
     cdef double[:, ::1] tmp
-    cdef double acc, a, step
+    cdef intp_t i0, m
+    cdef double acc, acc1, acc2, acc3, a, an, step
+    cdef double* above
+    cdef double* w
+    cdef double* sv
+    cdef double* sums
+    cdef double* below
     try:
         for k in range(n_layers):
             tmp = weights[k]
@@ -98,38 +131,94 @@ def backprop_online(list weights, list velocity, const float64_t[:, ::1] X,
             tmp = velocity[k]
             Sp[k] = &tmp[0, 0]
         with nogil:
+            if n_rows > 0:
+                for i in range(d):
+                    act[i] = X[order[0], i]
+                act[d] = 1.0
+                _layer_sums(act, Wp[0], act + offs[1], d, units[1])
             for r in range(n_rows):
                 idx = order[r]
-                for i in range(units[0]):
-                    act[i] = X[idx, i]
-                act[units[0]] = 1.0
+                # act[offs[1]:] holds the first layer's sums for row idx
                 for k in range(n_layers):
+                    if k > 0:
+                        _layer_sums(act + offs[k], Wp[k], act + offs[k + 1], units[k],
+                                    units[k + 1])
                     for j in range(units[k + 1]):
-                        acc = 0.0
-                        for i in range(units[k] + 1):
-                            acc = acc + act[offs[k] + i] * Wp[k][i * units[k + 1] + j]
-                        act[offs[k + 1] + j] = _sigmoid(acc)
+                        act[offs[k + 1] + j] = _sigmoid(act[offs[k + 1] + j])
                     act[offs[k + 1] + units[k + 1]] = 1.0
                 k = n_layers
                 for j in range(units[k]):
                     a = act[offs[k] + j]
                     dlt[offs[k] + j] = a * (1.0 - a) * (Y[idx, j] - a)
-                for k in range(n_layers - 1, 0, -1):  # hidden errors (bias unit has none)
-                    for i in range(units[k]):
-                        acc = 0.0
-                        for j in range(units[k + 1]):
-                            acc = acc + dlt[offs[k + 1] + j] * Wp[k][i * units[k + 1] + j]
-                        a = act[offs[k] + i]
-                        dlt[offs[k] + i] = a * (1.0 - a) * acc
-                for k in range(n_layers):
-                    for i in range(units[k] + 1):
-                        for j in range(units[k + 1]):
-                            step = (lr * act[offs[k] + i] * dlt[offs[k + 1] + j]
-                                    + momentum * Sp[k][i * units[k + 1] + j])
-                            Wp[k][i * units[k + 1] + j] += step
-                            Sp[k][i * units[k + 1] + j] = step
+                for k in range(n_layers - 1, 0, -1):
+                    # rows i of W_k, four at a time: the errors of units i of layer k (through the
+                    # old weights; the bias unit has none), then the rows' updates.  The four sums
+                    # run side by side (independent chains, each in order j = 0, 1, ...)
+                    h = units[k + 1]
+                    above = dlt + offs[k + 1]
+                    for i0 in range(0, units[k] + 1, 4):
+                        m = min(4, units[k] + 1 - i0)
+                        if i0 + 4 <= units[k]:
+                            w = Wp[k] + i0 * h
+                            acc = acc1 = acc2 = acc3 = 0.0
+                            for j in range(h):
+                                acc = acc + above[j] * w[j]
+                                acc1 = acc1 + above[j] * w[h + j]
+                                acc2 = acc2 + above[j] * w[2 * h + j]
+                                acc3 = acc3 + above[j] * w[3 * h + j]
+                            _hidden_error(act + offs[k] + i0, dlt + offs[k] + i0, acc)
+                            _hidden_error(act + offs[k] + i0 + 1, dlt + offs[k] + i0 + 1, acc1)
+                            _hidden_error(act + offs[k] + i0 + 2, dlt + offs[k] + i0 + 2, acc2)
+                            _hidden_error(act + offs[k] + i0 + 3, dlt + offs[k] + i0 + 3, acc3)
+                        else:
+                            for i in range(i0, min(i0 + m, units[k])):
+                                w = Wp[k] + i * h
+                                acc = 0.0
+                                for j in range(h):
+                                    acc = acc + above[j] * w[j]
+                                _hidden_error(act + offs[k] + i, dlt + offs[k] + i, acc)
+                        for i in range(i0, i0 + m):
+                            w = Wp[k] + i * h
+                            sv = Sp[k] + i * h
+                            a = act[offs[k] + i]
+                            for j in range(h):
+                                step = lr * a * above[j] + momentum * sv[j]
+                                w[j] += step
+                                sv[j] = step
+                # the first layer: update row i, then add the next row's input i to its sums
+                h = units[1]
+                sums = act + offs[1]
+                below = dlt + offs[1]
+                if r + 1 < n_rows:
+                    for i in range(d):
+                        nxt[i] = X[order[r + 1], i]
+                    nxt[d] = 1.0
+                    for j in range(h):
+                        sums[j] = 0.0
+                    for i in range(d + 1):
+                        w = Wp[0] + i * h
+                        sv = Sp[0] + i * h
+                        a = act[i]
+                        an = nxt[i]
+                        for j in range(h):
+                            step = lr * a * below[j] + momentum * sv[j]
+                            w[j] += step
+                            sv[j] = step
+                            sums[j] += an * w[j]
+                    for i in range(d + 1):
+                        act[i] = nxt[i]
+                else:
+                    for i in range(d + 1):
+                        w = Wp[0] + i * h
+                        sv = Sp[0] + i * h
+                        a = act[i]
+                        for j in range(h):
+                            step = lr * a * below[j] + momentum * sv[j]
+                            w[j] += step
+                            sv[j] = step
     finally:
         free(act)
         free(dlt)
+        free(nxt)
         free(Wp)
         free(Sp)

@@ -41,6 +41,30 @@ def test_backprop_kernel_equals_numpy_reference():
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("hidden", [(), (9,), (7, 6), (4, 5, 3)])
+@pytest.mark.parametrize("n_rows", [0, 1, 2, 37])
+def test_backprop_kernel_equals_numpy_reference_on_any_widths(hidden, n_rows):
+    """The kernel sweeps each weight matrix once per row and sums four hidden errors side by side;
+    on widths that leave every remainder of those blocks, and on 0, 1 and more rows, it is the
+    same update as the reference."""
+    rng = np.random.default_rng(n_rows)
+    Xw = rng.random((40, 11))
+    Yw = (rng.random((40, 5)) < 0.4).astype(float)
+    units = [11, *hidden, 5]
+    w1 = [np.ascontiguousarray(rng.normal(scale=0.5, size=(a + 1, b)))
+          for a, b in zip(units, units[1:])]
+    v1 = [np.ascontiguousarray(rng.normal(scale=0.1, size=w.shape)) for w in w1]
+    w2, v2 = [w.copy() for w in w1], [v.copy() for v in v1]
+    order = rng.integers(0, len(Xw), size=n_rows)
+    for _ in range(2):
+        mod.backprop_epoch(w1, v1, Xw, Yw, order, 0.3, 0.2, use_kernel=True)
+        mod.backprop_epoch(w2, v2, Xw, Yw, order, 0.3, 0.2, use_kernel=False)
+    for a, b in zip(w1 + v1, w2 + v2):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    if n_rows == 0:
+        assert all((a == b).all() for a, b in zip(w1, w2))
+
+
 def test_dbpnn_learns_and_is_reproducible():
     est = registry.make("dbpnn", random_state=0, **FAST).fit(X, Y)
     P = est.predict_proba(X)
