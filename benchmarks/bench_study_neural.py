@@ -168,6 +168,8 @@ def compare_bpnn(args, shape, Xtr, Ytr):
         sides["previous build"] = with_previous
     out = _harness.compare_many(f"BPNN, {epochs} epochs, {shape}, {Ytr.shape[1]} labels, "
                                 f"{h} hidden units", sides, **_harness.timing(args))
+    print(f"   peak traced memory: mlbench {peak_mb(ours):.0f} MB, scikit-learn "
+          f"{peak_mb(sklearn):.0f} MB", flush=True)
     if not args.previous:
         return True
     same = all(np.array_equal(a, b) for a, b in zip(out.results["mlbench"],

@@ -127,9 +127,15 @@ class ScaledNetwork(MultiLabelClassifier):
         return self._scale(Xd)
 
     def _scale(self, X):
+        # one new array, worked on in place (the expression would hold two temporaries of X's size)
         if sp.issparse(X):
-            X = X.toarray()
-        return np.ascontiguousarray(np.clip((X - self.min_) / self.range_, 0.0, 1.0))
+            Z = X.toarray().astype(np.float64, copy=False)
+            Z -= self.min_
+        else:
+            Z = np.subtract(X, self.min_, dtype=np.float64)
+        Z /= self.range_
+        np.clip(Z, 0.0, 1.0, out=Z)
+        return np.ascontiguousarray(Z)
 
     def predict_proba(self, X):
         X = self._validate_predict(X)
