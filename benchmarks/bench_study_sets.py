@@ -19,11 +19,17 @@ predictions need none, and mlbench fits none there):
 The SVC methods (br, lp, rakel2, pst, cc, clr, homer, mbr) also run as ``per-fit kernel``: mlbench
 with its shared Gram matrix turned off (``mlbench.methods.components.gram.MAX_BYTES = 0``), each
 SVC computing its own kernel values as before that matrix existed; the line "same as per-fit
-kernel" compares their outputs.
+kernel" compares their outputs.  ``clr`` also runs as ``model per pair``: one scikit-learn SVC kept
+per calibration and pair model, as before its models became one ``SupportSet``
+(``mlbench.methods.components.gram``).  ``--sparse`` keeps the features CSR (the study protocol
+keeps a sparse dataset's), which is how the SVCs' support vectors are stored.
 
 CPU time goes through benchmarks/_harness.py (one thread, interleaved, repeated); peak memory is
-the growth of the resident set (``ru_maxrss``) of a fresh process that loads the data and runs
-one side.
+the growth of the peak resident set of a fresh process that loads the data and runs one side,
+measured as the runner measures a cell's (``mlbench.experiment.cell.PeakMemory``: the kernel's
+counter reset, then VmHWM).  Before, it was the growth of ``ru_maxrss``, which a process started
+by this script inherits from it: after the timing rounds, a side whose peak stayed below the
+script's own printed 0 MB.
 """
 from __future__ import annotations
 
@@ -32,7 +38,7 @@ import _harness
 import argparse
 import json
 import os
-import resource
+import pickle
 import subprocess
 import sys
 import tempfile
@@ -44,6 +50,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from mlbench.data import load_dataset
+from mlbench.experiment.cell import PeakMemory
 from mlbench.methods import registry
 from mlbench.methods.components import gram
 
@@ -54,14 +61,21 @@ SEED = 0
 warnings.filterwarnings("ignore", message="The `probability` parameter was deprecated")
 
 
-def data(name, rows):
+def data(name, rows, sparse=False):
     ds = load_dataset(name)
-    X = ds.X.toarray() if sp.issparse(ds.X) else np.asarray(ds.X, dtype=np.float64)
-    Y = np.asarray(ds.Y.toarray() if sp.issparse(ds.Y) else ds.Y, dtype=np.int8)
-    X, Y = X[:rows], Y[:rows]
-    n = X.shape[0] * 2 // 3
-    lo, hi = X[:n].min(axis=0), X[:n].max(axis=0)
-    X = (X - lo) / np.where(hi > lo, hi - lo, 1.0)
+    Y = np.asarray(ds.Y.toarray() if sp.issparse(ds.Y) else ds.Y, dtype=np.int8)[:rows]
+    n = Y.shape[0] * 2 // 3
+    if sparse:    # as the protocol's min_max step on CSR: only the division by the range
+        from sklearn.utils.sparsefuncs import min_max_axis
+
+        X = sp.csr_matrix(ds.X, dtype=np.float64)[:rows]
+        lo, hi = min_max_axis(X[:n], axis=0)
+        X = sp.csr_matrix(X @ sp.diags(1.0 / np.where(hi > lo, hi - lo, 1.0)))
+    else:
+        X = ds.X.toarray() if sp.issparse(ds.X) else np.asarray(ds.X, dtype=np.float64)
+        X = X[:rows]
+        lo, hi = X[:n].min(axis=0), X[:n].max(axis=0)
+        X = (X - lo) / np.where(hi > lo, hi - lo, 1.0)
     keep = Y[:n].any(axis=0) & ~Y[:n].all(axis=0)
     return X[:n], Y[:n][:, keep], X[n:]
 
@@ -141,15 +155,38 @@ def without_gram(fn):
     return run
 
 
+def model_per_pair(fn):
+    """CLR keeping one scikit-learn SVC per calibration and pair model, as before its models
+    became one SupportSet."""
+    from mlbench.methods.transformation.clr import CalibratedLabelRanking
+
+    def run():
+        CalibratedLabelRanking._compact = False
+        try:
+            return fn()
+        finally:
+            CalibratedLabelRanking._compact = True
+    return run
+
+
+def variants(method, ours):
+    """mlbench's own earlier implementations of ``method``, by the side's label."""
+    out = {}
+    if method in SVC_METHODS:
+        out["per-fit kernel"] = without_gram(ours)
+    if method == "clr":
+        out["model per pair"] = model_per_pair(ours)
+    return out
+
+
 def peak(method, side, path, a):
     """Peak resident-set growth (MB) of one side in this fresh process."""
-    with np.load(path) as f:
-        X, Y, Xt = f["X"], f["Y"], f["Xt"]
+    with open(path, "rb") as f:
+        X, Y, Xt = pickle.load(f)
     ours, theirs = sides(method, X, Y, Xt, a)
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    {"mlbench": ours, "per-fit kernel": without_gram(ours)}.get(side, theirs)()
-    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"peak_mb": (after - before) / 1024.0}))
+    with PeakMemory() as peak:
+        {"mlbench": ours, **variants(method, ours)}.get(side, theirs)()
+    print(json.dumps({"peak_mb": peak.mb}))
 
 
 def main():
@@ -161,19 +198,20 @@ def main():
     ap.add_argument("--gamma", type=float, default=2.0 ** -7)
     ap.add_argument("--peak", nargs=3, metavar=("METHOD", "SIDE", "NPZ"), help=argparse.SUPPRESS)
     ap.add_argument("--memory-only", action="store_true", help="peak memory only, no timing")
+    ap.add_argument("--sparse", action="store_true",
+                    help="keep the features CSR, as the study protocol does with a sparse dataset")
     a = ap.parse_args()
     if a.quick:
         a.dataset, a.rows = "emotions", 150
     if a.peak:
         return peak(*a.peak, a)
     for method in a.methods.split(","):
-        X, Y, Xt = data(a.dataset, a.rows)
+        X, Y, Xt = data(a.dataset, a.rows, a.sparse)
         ours, theirs = sides(method, X, Y, Xt, a)
         print(f"\n{method} on {a.dataset}: X {X.shape}, L {Y.shape[1]}", flush=True)
         ref = "scikit-multilearn" if method in ("lp", "rakel2") else "scikit-learn"
         fns = {"mlbench": ours} if theirs is None else {"mlbench": ours, ref: theirs}
-        if method in SVC_METHODS:
-            fns["per-fit kernel"] = without_gram(ours)
+        fns.update(variants(method, ours))
         if not a.memory_only:
             out = _harness.compare_many(f"{method} fit+predict", fns, **_harness.timing(a))
             if theirs is not None:
@@ -183,12 +221,12 @@ def main():
                 print(f"   same outputs {np.mean(np.isclose(got, want)):.4%}"
                       + (" (a mean vote of exactly 1/2: RAkEL predicts the label, scikit-multilearn"
                          " rounds it to 0)" if method == "rakel2" else ""), flush=True)
-            if method in SVC_METHODS:
-                got, before = (np.asarray(out.results[k]) for k in ("mlbench", "per-fit kernel"))
-                print(f"   same as per-fit kernel: largest difference "
+            for variant in variants(method, ours):
+                got, before = (np.asarray(out.results[k]) for k in ("mlbench", variant))
+                print(f"   same as {variant}: largest difference "
                       f"{np.max(np.abs(got - before)):.3g}", flush=True)
-        tmp = tempfile.NamedTemporaryFile(suffix=".npz", delete=False)
-        np.savez(tmp, X=X, Y=Y, Xt=Xt)
+        tmp = tempfile.NamedTemporaryFile(suffix=".pkl", delete=False)
+        pickle.dump((X, Y, Xt), tmp)
         tmp.close()
         for side in fns:
             args = [sys.executable, __file__, "--peak", method, side, tmp.name,

@@ -77,6 +77,82 @@ class GramRBF:
         return _as_rbf(pre, rbf, self.X, self.gamma)
 
 
+class SupportSet:
+    """Binary RBF SVCs fitted on subsets of one :class:`GramRBF`'s rows, kept as arrays.
+
+    A method that fits very many binary SVCs on subsets of the same training rows (CLR: one per
+    pair of labels, 482,653 on delicious) would otherwise keep a scikit-learn model per fit
+    (kilobytes each, with its own copy of its support vectors) and compute the kernel between new
+    rows and each model's support vectors once per model.  Here a model is its support rows
+    (indices into the Gram's rows), dual coefficients and intercept, and :meth:`decisions` gives
+    every model's decision value ``sum_s a_s K(x, x_s) + b`` (``SVC.decision_function``) from one
+    kernel matrix between the new rows and the union of the support rows.
+
+    :meth:`fit` runs the libsvm fit :meth:`GramRBF.fit` runs, on the same kernel values, so the
+    models are the same; a decision value is the same terms added in another order, equal to float
+    rounding.  ``decision >= 0`` is the model's ``predict`` of class 1 (libsvm predicts class 0
+    when its own decision value, the negative of scikit-learn's, is above 0).  A target with one
+    value gives a model without support rows whose decision is +1 (value 1) or -1 (value 0), as
+    :class:`~mlbench.methods.components.binary.ConstantBinary`'s.  Call :meth:`finish` after the
+    last fit; it packs the models and lets go of the Gram matrix.
+    """
+
+    def __init__(self, gram):
+        self.gram = gram
+        self.gamma = gram.gamma
+        self._support, self._coef, self._intercept = [], [], []
+
+    def fit(self, rows, y, base_params, seed):
+        """Fit the ``svc`` base with ``base_params`` and ``random_state=seed`` on the Gram's rows
+        ``rows`` (None: every row) with the 0/1 targets ``y``; returns the model's index."""
+        y = np.asarray(y)
+        if y.size == 0 or np.all(y == y[0]):
+            support, coef, b = np.empty(0, np.intp), np.empty(0), 1.0 if y.size and y[0] else -1.0
+        else:
+            pre = make_base_learner("svc", random_state=seed,
+                                    **{**(base_params or {}), "kernel": "precomputed"})
+            K = self.gram.K if rows is None else self.gram.K[np.ix_(rows, rows)]
+            pre.fit(K, y)
+            support = pre.support_ if rows is None else np.asarray(rows)[pre.support_]
+            coef, b = pre.dual_coef_[0], float(pre.intercept_[0])
+        self._support.append(np.asarray(support, dtype=np.intp))
+        self._coef.append(np.asarray(coef, dtype=np.float64))
+        self._intercept.append(b)
+        return len(self._intercept) - 1
+
+    def finish(self):
+        counts = np.array([s.size for s in self._support], dtype=np.intp)
+        support = np.concatenate(self._support) if self._support else np.empty(0, np.intp)
+        used, column = np.unique(support, return_inverse=True)
+        X = self.gram.X[used]
+        self.X_ = sp.csr_matrix(X) if sp.issparse(X) else np.ascontiguousarray(X)
+        n_models = counts.size
+        # model m's coefficients on the support rows, (models x support rows)
+        self.coef_ = sp.csr_matrix((np.concatenate(self._coef) if self._coef else np.empty(0),
+                                    column.ravel(), np.r_[0, np.cumsum(counts)]),
+                                   shape=(n_models, used.size))
+        self.intercept_ = np.array(self._intercept, dtype=np.float64)
+        del self.gram, self._support, self._coef, self._intercept
+        return self
+
+    @property
+    def n_models(self):
+        return self.intercept_.size
+
+    def decisions(self, X, block_bytes=2 ** 27):
+        """Yield ``(rows, D)`` over blocks of the rows of ``X``: ``D[r, m]`` is model m's decision
+        value on row ``rows[r]``; a block holds at most ``block_bytes`` of values."""
+        width = max(self.n_models, self.X_.shape[0], 1)
+        step = max(1, int(block_bytes // (8 * width)))
+        for start in range(0, X.shape[0], step):
+            rows = np.arange(start, min(start + step, X.shape[0]))
+            if self.X_.shape[0] == 0:     # every model constant
+                yield rows, np.tile(self.intercept_, (rows.size, 1))
+                continue
+            K = rbf_kernel(self.X_, X[rows], gamma=self.gamma)     # (support rows, block)
+            yield rows, np.asarray(self.coef_ @ K).T + self.intercept_
+
+
 class ChainGram:
     """The Gram matrices a classifier chain's SVCs need: of X, then of X with the first chained
     0/1 label appended, and so on.  Appending a 0/1 column adds 1 to the squared distance of the
