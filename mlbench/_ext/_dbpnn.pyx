@@ -100,7 +100,7 @@ def backprop_online(list weights, list velocity, const float64_t[:, ::1] X,
     Every number is computed from the same operands in the same order as by the separate passes.
     """
     cdef intp_t n_layers = len(weights)
-    cdef intp_t k, i, j, r, idx, n_rows = order.shape[0], d = X.shape[1], h
+    cdef intp_t k, i, j, r, idx, nx, n_rows = order.shape[0], d = X.shape[1], h
     cdef intp_t[::1] units = np.empty(n_layers + 1, dtype=np.intp)
     cdef intp_t[::1] offs = np.empty(n_layers + 1, dtype=np.intp)
     units[0] = d
@@ -186,36 +186,28 @@ def backprop_online(list weights, list velocity, const float64_t[:, ::1] X,
                                 w[j] += step
                                 sv[j] = step
                 # the first layer: update row i, then add the next row's input i to its sums
+                # (after the last row, its own inputs: sums no one reads, one sweep per epoch)
                 h = units[1]
                 sums = act + offs[1]
                 below = dlt + offs[1]
-                if r + 1 < n_rows:
-                    for i in range(d):
-                        nxt[i] = X[order[r + 1], i]
-                    nxt[d] = 1.0
+                nx = order[r + 1] if r + 1 < n_rows else idx
+                for i in range(d):
+                    nxt[i] = X[nx, i]
+                nxt[d] = 1.0
+                for j in range(h):
+                    sums[j] = 0.0
+                for i in range(d + 1):
+                    w = Wp[0] + i * h
+                    sv = Sp[0] + i * h
+                    a = act[i]
+                    an = nxt[i]
                     for j in range(h):
-                        sums[j] = 0.0
-                    for i in range(d + 1):
-                        w = Wp[0] + i * h
-                        sv = Sp[0] + i * h
-                        a = act[i]
-                        an = nxt[i]
-                        for j in range(h):
-                            step = lr * a * below[j] + momentum * sv[j]
-                            w[j] += step
-                            sv[j] = step
-                            sums[j] += an * w[j]
-                    for i in range(d + 1):
-                        act[i] = nxt[i]
-                else:
-                    for i in range(d + 1):
-                        w = Wp[0] + i * h
-                        sv = Sp[0] + i * h
-                        a = act[i]
-                        for j in range(h):
-                            step = lr * a * below[j] + momentum * sv[j]
-                            w[j] += step
-                            sv[j] = step
+                        step = lr * a * below[j] + momentum * sv[j]
+                        w[j] += step
+                        sv[j] = step
+                        sums[j] += an * w[j]
+                for i in range(d + 1):
+                    act[i] = nxt[i]
     finally:
         free(act)
         free(dlt)

@@ -69,9 +69,7 @@ class GramRBF:
         """A :class:`~mlbench.methods.base.PlattSVC` on the rows with ``base_params`` and
         ``random_state=seed``, fitted on this Gram matrix; returned as the RBF model on ``X``."""
         rbf = make_base_learner("svc", random_state=seed, **(base_params or {}))
-        pre = make_base_learner("svc", random_state=seed,
-                                **{**(base_params or {}), "kernel": "precomputed"})
-        pre.fit(self.K, y)
+        pre = _precomputed_svc(base_params, seed, self.K, y)
         if pre.support_.size == 0:   # no support vector (not seen with a non-constant y)
             return rbf.fit(self.X, y)
         return _as_rbf(pre, rbf, self.X, self.gamma)
@@ -109,10 +107,8 @@ class SupportSet:
         if y.size == 0 or np.all(y == y[0]):
             support, coef, b = np.empty(0, np.intp), np.empty(0), 1.0 if y.size and y[0] else -1.0
         else:
-            pre = make_base_learner("svc", random_state=seed,
-                                    **{**(base_params or {}), "kernel": "precomputed"})
             K = self.gram.K if rows is None else self.gram.K[np.ix_(rows, rows)]
-            pre.fit(K, y)
+            pre = _precomputed_svc(base_params, seed, K, y)
             support = pre.support_ if rows is None else np.asarray(rows)[pre.support_]
             coef, b = pre.dual_coef_[0], float(pre.intercept_[0])
         self._support.append(np.asarray(support, dtype=np.intp))
@@ -181,6 +177,12 @@ class ChainGram:
         """Account for one more 0/1 column of the rows."""
         c = np.asarray(column)
         self.A += c[:, None] != c[None, :]
+
+
+def _precomputed_svc(base_params, seed, K, y):
+    """The ``svc`` base with ``base_params`` and ``random_state=seed`` fitted on the Gram ``K``."""
+    return make_base_learner("svc", random_state=seed,
+                             **{**(base_params or {}), "kernel": "precomputed"}).fit(K, y)
 
 
 def _as_rbf(pre, rbf, X, gamma):
