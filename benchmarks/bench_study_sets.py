@@ -21,8 +21,11 @@ with its shared Gram matrix turned off (``mlbench.methods.components.gram.MAX_BY
 SVC computing its own kernel values as before that matrix existed; the line "same as per-fit
 kernel" compares their outputs.  ``clr`` also runs as ``model per pair``: one scikit-learn SVC kept
 per calibration and pair model, as before its models became one ``SupportSet``
-(``mlbench.methods.components.gram``).  ``--sparse`` keeps the features CSR (the study protocol
-keeps a sparse dataset's), which is how the SVCs' support vectors are stored.
+(``mlbench.methods.components.gram``); ``lp``, ``rakel2`` and ``homer`` as ``libsvm predict``:
+their label-powerset SVCs predicting through ``SVC.predict``, as before the one-against-one votes
+were counted for blocks of rows (``mlbench.methods.components.ovo``).  ``--sparse`` keeps the
+features CSR (the study protocol keeps a sparse dataset's), which is how the SVCs' support vectors
+are stored.
 
 CPU time goes through benchmarks/_harness.py (one thread, interleaved, repeated); peak memory is
 the growth of the peak resident set of a fresh process that loads the data and runs one side,
@@ -169,6 +172,20 @@ def model_per_pair(fn):
     return run
 
 
+def libsvm_predict(fn):
+    """The label-powerset models predicting with ``SVC.predict`` (libsvm, one row at a time), as
+    before their votes were counted for blocks of rows (``mlbench.methods.components.ovo``)."""
+    from mlbench.methods.components import ovo
+
+    def run():
+        keep, ovo.applies = ovo.applies, lambda est: False
+        try:
+            return fn()
+        finally:
+            ovo.applies = keep
+    return run
+
+
 def variants(method, ours):
     """mlbench's own earlier implementations of ``method``, by the side's label."""
     out = {}
@@ -176,6 +193,8 @@ def variants(method, ours):
         out["per-fit kernel"] = without_gram(ours)
     if method == "clr":
         out["model per pair"] = model_per_pair(ours)
+    if method in ("lp", "rakel2", "homer"):
+        out["libsvm predict"] = libsvm_predict(ours)
     return out
 
 
