@@ -212,6 +212,69 @@ def test_bipartite_smacof_takes_weighted_smacofs_steps():
         assert got[1] == pytest.approx(want[1], rel=1e-9)
 
 
+def _study_smacof(cost, counts, init, max_iter, eps):
+    """The weighted SMACOF loop of the study's scikit-multilearn (``embedding/_mdsw.py``,
+    ``_smacof_single_w``), written out densely: weights n_i between truth point i and prediction
+    point j, V's pseudo-inverse as (V + J/n)^-1 - J/n; each step takes the stress of the current
+    points, transforms them, and stops when that stress over the new points' summed norms fell by
+    less than ``eps`` from the previous step's; returns (points, that stress, steps)."""
+    K = len(counts)
+    n = 2 * K
+    W = np.zeros((n, n))
+    W[:K, K:], W[K:, :K] = counts[:, None], counts[None, :]
+    delta = np.zeros((n, n))
+    delta[:K, K:], delta[K:, :K] = cost, cost.T
+    V = -W
+    V[np.diag_indices(n)] = W.sum(axis=1)
+    J = np.full((n, n), 1.0 / n)
+    Vp = np.linalg.inv(V + J) - J
+    X, old = init.copy(), None
+    for it in range(max_iter):
+        dis = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+        stress = (W * (dis - delta) ** 2).sum() / 2
+        ratio = np.where(dis == 0, 0.0, delta / np.where(dis == 0, 1.0, dis))
+        B = -W * ratio
+        B[np.diag_indices(n)] += (W * ratio).sum(axis=1)
+        X = Vp @ (B @ X)
+        norms = np.sqrt((X ** 2).sum(axis=1)).sum()
+        if old is not None and old - stress / norms < eps:
+            break
+        old = stress / norms
+    return X, stress, it + 1
+
+
+@pytest.mark.parametrize("eps", [1e-1, 1e-3])
+def test_the_normalized_stop_is_the_studys_weighted_mds(eps):
+    """bipartite_smacof and weighted_smacof with ``stop="normalized"`` take the steps and stop
+    where the study's loop does (distances are never 0 here, where that loop divides by 1e-5)."""
+    rng = np.random.RandomState(7)
+    U = np.unique((rng.rand(40, 6) < 0.4).astype(int), axis=0)
+    K, L = U.shape
+    counts = rng.randint(1, 5, K)
+    cost = np.sqrt(hamming_cost(U, U))
+    init = rng.random_sample((2 * K, L))
+    want = _study_smacof(cost, counts, init, 300, eps)
+    assert 2 < want[2] < 300
+    got = bipartite_smacof(cost, counts, init, 300, eps, stop="normalized")
+    assert got[2] == want[2]
+    np.testing.assert_allclose(got[0], want[0], rtol=0, atol=1e-9)
+    assert got[1] == pytest.approx(want[1], rel=1e-9)
+    delta, W = np.zeros((2 * K, 2 * K)), np.zeros((2 * K, 2 * K))
+    delta[:K, K:], delta[K:, :K] = cost, cost.T
+    W[:K, K:], W[K:, :K] = counts[:, None], counts[None, :]
+    dense = weighted_smacof(delta, W, init, 300, eps, stop="normalized")
+    assert dense[2] == want[2] and dense[1] == pytest.approx(want[1], rel=1e-9)
+
+
+def test_clems_takes_the_stopping_test_by_name():
+    Y = np.array([[1, 0, 0], [1, 1, 0], [0, 1, 1], [1, 0, 0], [0, 0, 1]])
+    X = np.arange(10.0).reshape(5, 2)
+    est = CLEMS(n_init=1, n_estimators=2, k=2, stop="normalized", random_state=0).fit(X, Y)
+    assert 1 <= est.n_iter_ < 300
+    with pytest.raises(ConfigError, match="stop must be one of relative, normalized"):
+        CLEMS(n_estimators=2, k=2, stop="sklearn").fit(X, Y)
+
+
 def test_weighted_smacof_never_raises_the_weighted_stress():
     rng = np.random.default_rng(2)
     n = 10
