@@ -73,8 +73,8 @@ class _Stop:
     ``"relative"``: after the transform whose stress ``new`` fell by less than ``eps`` of the one
     before, ``(old - new) / old < eps`` (Borg & Groenen's test); the stress reported is the
     returned points'.  ``"normalized"``: the test of the weighted MDS the study ran
-    (scikit-multilearn's ``_mdsw``, taken from the CLEMS authors' code, itself scikit-learn's
-    ``smacof`` before 1.2 with weights): transform t divides the stress of the points it was applied
+    (scikit-multilearn's ``_mdsw``, taken from the CLEMS authors' code, itself an earlier
+    scikit-learn ``smacof`` with weights): transform t divides the stress of the points it was applied
     to by the summed Euclidean norms of the points it gave, and stops when that fell by less than
     ``eps`` from transform t-1's; the stress reported is that of the points before the last
     transform (what that code returns and compares between starts).
