@@ -267,10 +267,21 @@ def test_the_normalized_stop_is_the_studys_weighted_mds(eps):
 
 
 def test_clems_takes_the_stopping_test_by_name():
+    """CLEMS passes ``stop`` to SMACOF: its steps are bipartite_smacof's from the same start (the
+    first draw of its random state), 300 (the limit) with the relative test and 10 with the
+    normalized one on these labels."""
     Y = np.array([[1, 0, 0], [1, 1, 0], [0, 1, 1], [1, 0, 0], [0, 0, 1]])
     X = np.arange(10.0).reshape(5, 2)
-    est = CLEMS(n_init=1, n_estimators=2, k=2, stop="normalized", random_state=0).fit(X, Y)
-    assert 1 <= est.n_iter_ < 300
+    U, counts = np.unique(Y, axis=0, return_counts=True)
+    init = np.random.RandomState(0).random_sample((2 * len(U), Y.shape[1]))
+    steps = {}
+    for stop in ("relative", "normalized"):
+        est = CLEMS(n_init=1, n_estimators=2, k=2, stop=stop, random_state=0).fit(X, Y)
+        want = bipartite_smacof(np.sqrt(hamming_cost(U, U)), counts, init, 300, 1e-3, stop=stop)
+        assert est.n_iter_ == want[2]
+        assert est.stress_ == pytest.approx(want[1], rel=1e-12)
+        steps[stop] = est.n_iter_
+    assert steps == {"relative": 300, "normalized": 10}
     with pytest.raises(ConfigError, match="stop must be one of relative, normalized"):
         CLEMS(n_estimators=2, k=2, stop="sklearn").fit(X, Y)
 
