@@ -75,6 +75,12 @@ class MultiLabelClassifier(ClassifierMixin, BaseEstimator):
     #: every multi-label method), ``{"slow": True}`` to run them only with the slow tests.
     _estimator_checks: dict = {}
 
+    #: Parameters that change only the last stage of a fitted model.  A class that names some
+    #: gives its fitted estimators ``refit_last(**params)``, returning the model ``fit`` with those
+    #: values would give without redoing the earlier stages; a search over them
+    #: (:class:`~mlbench.methods.tuning.RandomSearch`) fits once per fold and refits the rest.
+    _last_stage_params: tuple = ()
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_label = True

@@ -201,6 +201,18 @@ def pcut(scores, cardinality):
     return (S >= pcut1_threshold(S, cardinality)).astype(np.int8)
 
 
+def _stage_groups(points, last):
+    """The candidates (indices into ``points``, in the order drawn) grouped so that a group's
+    candidates differ only in the parameters ``last`` (the estimator class's
+    ``_last_stage_params``): each group's first candidate is fitted per fold and the others are
+    that fit's ``refit_last``.  With no such parameters every candidate is a group of its own."""
+    groups = {}
+    for i, point in enumerate(points):
+        key = tuple(sorted((k, repr(v)) for k, v in point.items() if k not in last)) if last else i
+        groups.setdefault(key, []).append(i)
+    return list(groups.values())
+
+
 class RandomSearch(BaseEstimator):
     """``estimator`` with its parameters drawn from ``grid`` in random order (without
     replacement) and each candidate scored by ``cv``-fold cross-validation on the training part,
@@ -214,6 +226,14 @@ class RandomSearch(BaseEstimator):
     counted in the budget).  ``fit_info_["search"]`` records the budget, the seconds used, how
     many of the grid's candidates were scored, whether the budget ran out, the choice and the
     scores (in the order drawn).
+
+    A method whose class names ``_last_stage_params`` (CLEMS: ``k``, its ML-kNN's) and gives a
+    fitted estimator ``refit_last(**params)`` (the estimator ``fit`` with those parameters would
+    give, without redoing the stages before) is searched by groups of candidates that differ only
+    in those: per fold, one fit and a ``refit_last`` for each other candidate of the group, the
+    budget checked between folds as between a candidate's folds otherwise, and a group scored in
+    full or dropped, as a candidate is.  The scores are the ones fitting each candidate would give;
+    only the time differs, so more of the grid fits the budget.
 
     The order is a uniformly random permutation of the grid (``random_state``'s
     ``permutation``), so that a search the budget stops is a random sample of the grid, and ties
@@ -331,38 +351,50 @@ class RandomSearch(BaseEstimator):
         def used():
             return time.process_time() - cpu0 + kids()
 
-        scored, exhausted = [], False
+        results, exhausted = {}, False      # draw index -> (point, mean score, error)
         if len(points) > 1:
             Xs, Ys = X, Y
             if self.rows is not None and n > self.rows:     # the search's subsample
                 part = iterative_stratification(Y, 2, rng, sizes=(self.rows, n - self.rows))
                 Xs, Ys = X[part == 0], Y[part == 0]
             fold_of = iterative_stratification(Ys, self.cv, rng)
-            for point in points:
-                values = []
+            last = set(getattr(type(self.estimator), "_last_stage_params", ()) or ())
+            for group in _stage_groups(points, last):
+                values = {i: [] for i in group}
                 for f in range(self.cv):
-                    if scored and used() >= self.budget:
+                    if results and used() >= self.budget:
                         exhausted = True
                         break
                     train, test = fold_of != f, fold_of == f
-                    try:
-                        est = clone(self.estimator).set_params(**point).fit(Xs[train], Ys[train])
-                        pred, scores = self._outputs(est, Xs[test], int(test.sum()), L,
-                                                     Ys[train].sum(axis=1).mean())
-                        value = measure(Ys[test], scores if measure.needs == "scores" else pred)
-                    except Exception as exc:  # noqa: BLE001 - a failing candidate is skipped
-                        values = [f"{type(exc).__name__}: {str(exc)[:160]}"]
-                        break
-                    values.append(float(value))
+                    fitted = None   # the fold's fit that the group's later candidates refit
+                    for i in group:
+                        if values[i] and isinstance(values[i][0], str):
+                            continue    # failed on an earlier fold
+                        try:
+                            if fitted is None:
+                                est = fitted = clone(self.estimator).set_params(
+                                    **points[i]).fit(Xs[train], Ys[train])
+                            else:
+                                est = fitted.refit_last(**{k: v for k, v in points[i].items()
+                                                           if k in last})
+                            pred, scores = self._outputs(est, Xs[test], int(test.sum()), L,
+                                                         Ys[train].sum(axis=1).mean())
+                            value = measure(Ys[test], scores if measure.needs == "scores" else pred)
+                        except Exception as exc:  # noqa: BLE001 - a failing candidate is skipped
+                            values[i] = [f"{type(exc).__name__}: {str(exc)[:160]}"]
+                            continue
+                        values[i].append(float(value))
                 if exhausted:
                     break
-                failed = bool(values) and isinstance(values[0], str)
-                mean = (None if failed or any(math.isnan(v) for v in values)
-                        else float(np.mean(values)))
-                scored.append((point, mean, values[0] if failed else None))
-                if used() >= self.budget and len(scored) < len(points):
+                for i in group:
+                    failed = bool(values[i]) and isinstance(values[i][0], str)
+                    mean = (None if failed or any(math.isnan(v) for v in values[i])
+                            else float(np.mean(values[i])))
+                    results[i] = (points[i], mean, values[i][0] if failed else None)
+                if used() >= self.budget and len(results) < len(points):
                     exhausted = True
                     break
+        scored = [results[i] for i in sorted(results)]      # in the order drawn
         finite = [(i, s) for i, (_, s, _) in enumerate(scored) if s is not None]
         if len(points) > 1 and not finite:
             reasons = "; ".join(sorted({e for _, _, e in scored if e})) or "every score was NaN"

@@ -286,6 +286,58 @@ def test_clems_takes_the_stopping_test_by_name():
         CLEMS(n_estimators=2, k=2, stop="sklearn").fit(X, Y)
 
 
+def test_clems_refit_last_is_a_fit_with_that_k(emotions_split):
+    """refit_last(k=...) gives the model fit(k=...) gives (same seed): the embedding and the
+    forests do not depend on k; only ML-kNN is fitted again, on the same augmented rows.  The
+    copy shares the first model's forests and leaves the first model as it was."""
+    ds, tr, te = emotions_split
+    tr = tr[:150]
+    small = {"n_estimators": 3, "n_init": 1, "max_iter": 30, "random_state": 4}
+    first = CLEMS(k=6, **small).fit(ds.X[tr], ds.Y[tr])
+    before = first.predict_proba(ds.X[te])
+    for k in (6, 10, 20):
+        again = first.refit_last(k=k)
+        fresh = CLEMS(k=k, **small).fit(ds.X[tr], ds.Y[tr])
+        assert again.k == k and again.regressors_ is first.regressors_
+        assert np.array_equal(again.predict_proba(ds.X[te]), fresh.predict_proba(ds.X[te]))
+        assert np.array_equal(again.predict(ds.X[te]), fresh.predict(ds.X[te]))
+    assert first.k == 6 and np.array_equal(first.predict_proba(ds.X[te]), before)
+    with pytest.raises(ConfigError, match="'n_init' is not a parameter of the last stage"):
+        first.refit_last(n_init=2)
+    with pytest.raises(ConfigError, match="k must be >= 1"):
+        first.refit_last(k=0)
+
+
+def test_clems_search_over_k_fits_each_fold_once(emotions_split, monkeypatch):
+    """RandomSearch over the study's k grid fits CLEMS's embedding once per fold (3) and once
+    for the refit, not once per candidate and fold (24 + 1), with the same scores and choice as
+    fitting every candidate."""
+    from mlbench.methods.tuning import RandomSearch
+
+    ds, tr, _ = emotions_split
+    grid = {"k": [6, 8, 10, 12, 14, 16, 18, 20]}
+    small = {"n_estimators": 3, "n_init": 1, "max_iter": 30}
+    calls = []
+    embed = CLEMS.embed_labels
+    monkeypatch.setattr(CLEMS, "embed_labels",
+                        lambda self, Y, rng: calls.append(len(Y)) or embed(self, Y, rng))
+
+    def search(cls):
+        calls.clear()
+        info = RandomSearch(cls(**small, random_state=1), grid=grid, cv=3, threshold="none",
+                            budget=1e6, random_state=2).fit(ds.X[tr], ds.Y[tr]).fit_info_["search"]
+        return info, len(calls)
+
+    class EveryFit(CLEMS):
+        _last_stage_params = ()
+
+    grouped, fits = search(CLEMS)
+    plain, plain_fits = search(EveryFit)
+    assert (fits, plain_fits) == (3 + 1, 24 + 1)
+    assert grouped["scores"] == plain["scores"] and grouped["chosen"] == plain["chosen"]
+    assert grouped["scored"] == 8 and not grouped["exhausted"]
+
+
 def test_weighted_smacof_never_raises_the_weighted_stress():
     rng = np.random.default_rng(2)
     n = 10

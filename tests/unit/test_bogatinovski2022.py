@@ -215,6 +215,47 @@ def test_search_draws_the_grid_in_a_random_permutation():
     assert orders[0] == order(0)
 
 
+class LastShift(Shift):
+    """Shift whose ``shift`` is a last-stage parameter: ``refit_last`` changes it on a copy."""
+
+    _last_stage_params = ("shift",)
+    fits = 0
+
+    def fit(self, X, Y):
+        type(self).fits += 1
+        return super().fit(X, Y)
+
+    def refit_last(self, **params):
+        import copy
+
+        return copy.copy(self).set_params(**params)
+
+
+def test_search_groups_candidates_that_differ_only_in_last_stage_parameters():
+    """Candidates that differ only in ``_last_stage_params`` share one fit per fold (refit_last
+    for the others), with the scores, order and choice of fitting each; other parameters still
+    fit again, and a failing group member is skipped like a failing candidate."""
+    ds = _data(n=120)
+    grid = {"shift": [3.0, 0.0, 1.5, 0.5], "sleep": [0.0, 0.0001]}
+    LastShift.fits = 0
+    grouped = RandomSearch(LastShift(), grid=grid, cv=3, budget=60, random_state=3).fit(ds.X, ds.Y)
+    assert LastShift.fits == 2 * 3 + 1      # one fit per value of sleep and fold, and the refit
+    plain = RandomSearch(Shift(), grid=grid, cv=3, budget=60, random_state=3).fit(ds.X, ds.Y)
+    a, b = grouped.fit_info_["search"], plain.fit_info_["search"]
+    assert a["scores"] == b["scores"] and a["chosen"] == b["chosen"] and a["scored"] == 8
+
+
+def test_search_drops_a_group_the_budget_interrupts():
+    """The budget is checked between folds: the first group is scored in full, a later group that
+    the budget interrupts is dropped as a whole, like a candidate."""
+    ds = _data(n=60)
+    grid = {"shift": [0.0, 1.0, 2.0], "sleep": [0.02, 0.021, 0.022]}
+    est = RandomSearch(LastShift(), grid=grid, cv=3, budget=0.085, random_state=1).fit(ds.X, ds.Y)
+    info = est.fit_info_["search"]
+    assert info["exhausted"] and info["scored"] == 3
+    assert len({p["sleep"] for p, _ in info["scores"]}) == 1
+
+
 def test_a_searched_method_s_identity_names_the_search_version():
     from mlbench.experiment.provenance import algorithm_identity
 

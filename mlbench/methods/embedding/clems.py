@@ -37,6 +37,8 @@ starts, forest seeds) comes from ``random_state``.
 """
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.ensemble import RandomForestRegressor
@@ -217,6 +219,7 @@ class CLEMS(MultiLabelClassifier):
 
     _accept_sparse = ("csr", "csc")
     _estimator_checks = {"params": {"n_estimators": 3, "n_init": 1, "max_iter": 20}}
+    _last_stage_params = ("k",)
 
     def __init__(self, *, k=10, n_estimators=30, n_init=4, max_iter=300, eps=1e-3,
                  stop="normalized", random_state=None):
@@ -265,8 +268,27 @@ class CLEMS(MultiLabelClassifier):
             RandomForestRegressor(n_estimators=int(self.n_estimators), max_features="sqrt",
                                   random_state=int(seed)).fit(X, Z[:, j])
             for j, seed in enumerate(seeds)]
-        self.classifier_ = MLkNN(k=int(self.k)).fit(self._augment(X, Z), Y)
+        self._train = (self._augment(X, Z), Y)
+        self.classifier_ = MLkNN(k=int(self.k)).fit(*self._train)
         return self
+
+    def refit_last(self, **params):
+        """This fitted CLEMS with other ``params`` of its last stage (``k``): a copy sharing the
+        embedding and the forests, whose ML-kNN is fitted again on the same augmented training
+        rows.  The same model as ``fit`` with those parameters (neither the embedding nor the
+        forests depend on k, and ML-kNN draws nothing at random), without redoing the SMACOF and
+        the forests; what :class:`~mlbench.methods.tuning.RandomSearch` asks for when it
+        scores the study's grid of k."""
+        check_is_fitted(self, "classifier_")
+        other = sorted(set(params) - set(self._last_stage_params))
+        if other:
+            raise ConfigError(f"CLEMS.refit_last: {other[0]!r} is not a parameter of the last "
+                              f"stage ({', '.join(self._last_stage_params)})")
+        new = copy.copy(self).set_params(**params)
+        if int(new.k) < 1:
+            raise ConfigError(f"CLEMS: k must be >= 1, got {new.k!r}")
+        new.classifier_ = MLkNN(k=int(new.k)).fit(*self._train)
+        return new
 
     def embedding(self, X):
         """The regressed embedding of each row, (n, L)."""
