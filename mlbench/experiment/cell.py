@@ -54,6 +54,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import mlbench
+from mlbench import checkpoint
 from mlbench.data.preprocess import Pipeline, take_rows
 from mlbench.data.splits import get_split
 from mlbench.experiment import outputs
@@ -258,8 +259,12 @@ def run_cell(spec, dataset):
     caught = CapturedWarnings()
     try:
         kids = ChildCpu()
-        with PeakMemory() as mem, caught:
-            _run(spec, dataset, row, extra, clock=lambda: time.process_time() + kids())
+        with PeakMemory() as mem, caught, checkpoint.use(getattr(spec, "checkpoint_dir", None)):
+            try:
+                _run(spec, dataset, row, extra, clock=lambda: time.process_time() + kids())
+            finally:
+                if checkpoint.resumed():    # the CPU seconds of the states read: not in this row's
+                    extra["resumed"] = checkpoint.resumed()
         row["peak_memory_mb"] = round(mem.mb, 3)
         row["status"] = "ok"
     except Exception as exc:  # the method (or its data) failed: record it and let the run go on
@@ -420,13 +425,19 @@ def _bootstrap(spec, measure, Y, value, ctx):
 PREDICTIONS_HINT = "choose another --out or run without --save-predictions"
 
 
-def predictions_path(spec):
-    """``<predictions dir>/<protocol>__<dataset>__<method>__<split>__s<seed>.npz``, each part
-    made safe by :func:`mlbench.safety.file_part` (a long method spec shortened, with its hash)."""
+def cell_file_name(spec):
+    """``<protocol>__<dataset>__<method>__<split>__s<seed>``, each part made safe by
+    :func:`mlbench.safety.file_part` (a long method spec shortened, with its hash): the name of a
+    cell's saved predictions and of its checkpoint folder."""
     from mlbench.safety import file_part
 
     name = "__".join(file_part(p) for p in (spec.protocol, spec.dataset, spec.method, spec.split))
-    return os.path.join(spec.predictions_dir, f"{name}__s{spec.seed}.npz")
+    return f"{name}__s{spec.seed}"
+
+
+def predictions_path(spec):
+    """``<predictions dir>/<cell file name>.npz`` (:func:`cell_file_name`)."""
+    return os.path.join(spec.predictions_dir, f"{cell_file_name(spec)}.npz")
 
 
 def save_predictions(spec, Y, pred, scores, joint, test_rows, labels_kept):

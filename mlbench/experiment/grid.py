@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass, field, replace
 
 from mlbench.data.splits import SplitScheme
@@ -35,6 +36,7 @@ class CellSpec:
     preprocess: tuple = ()
     metrics: tuple = ()
     predictions_dir: str | None = None
+    checkpoint_dir: str | None = None   # this cell's <out>.checkpoints/<cell>/ (mlbench.checkpoint)
     bootstrap: int = 0     # test-row bootstrap replicates per measure (0 = none)
     params: str = ""       # the params column this cell records ("" = not computed)
     data_spec: str = ""    # fingerprint of its preprocessing and split rule ("" = not computed)
@@ -115,7 +117,7 @@ def _dropped(name):
 
 
 def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=None, data_ids=None,
-               results=None):
+               results=None, checkpoints_dir=None):
     """Cells in (dataset, split, method) order.
 
     ``methods`` are :class:`~mlbench.protocols.MethodEntry`; ``splits_by_dataset`` maps a dataset
@@ -127,9 +129,11 @@ def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=N
     ``(dataset_sha256, data_content)``; with the method's algorithm identity and the protocol's
     metric conventions they make the cell's provenance (:mod:`mlbench.experiment.provenance`).
     ``results``: the results file the rows go to (a protocol file in its checkout is recorded
-    relative to it, :func:`mlbench.protocols.protocol_file`).
+    relative to it, :func:`mlbench.protocols.protocol_file`).  ``checkpoints_dir``: the folder
+    of the cells' checkpoint folders (:func:`~mlbench.experiment.cell.cell_file_name` each).
     """
-    from mlbench.experiment.cell import _json, make_estimator, method_seed, recorded_params
+    from mlbench.experiment.cell import (_json, cell_file_name, make_estimator, method_seed,
+                                         recorded_params)
     from mlbench.experiment.provenance import algorithm_identity
     from mlbench.methods import registry
     from mlbench.metrics.conventions import metric_conventions
@@ -160,6 +164,9 @@ def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=N
                 params = built[i]
                 if "random_state" in params:  # registry.make seeds exactly these estimators
                     params = {**params, "random_state": method_seed(spec)}
+                if checkpoints_dir:
+                    spec = replace(spec, checkpoint_dir=os.path.join(checkpoints_dir,
+                                                                     cell_file_name(spec)))
                 cells.append(replace(spec, params=_json(params), data_spec=fingerprint,
                                      data_sha256=sha, data_content=content,
                                      algorithm=algorithms[i], conventions=conventions))

@@ -16,6 +16,9 @@ Files beside the results ``OUT.csv``:
 * ``OUT.predictions/<protocol>__<dataset>__<method>__<split>__s<seed>.npz`` with
   ``--save-predictions``: true labels, 0/1 predictions, scores (and joint log-probabilities), so the
   measures can be recomputed without refitting;
+* ``OUT.checkpoints/<cell>/``: states of long computations inside a cell that has not finished
+  (:mod:`mlbench.checkpoint`), read when the cell runs again and removed with the folder once its
+  ``ok`` row is written;
 * ``OUT.lock``: the lock that keeps two runs from writing the same file.
 
 Temporary files ``*.tmpXXXXXXXX`` that a killed or failed write left there and beside ``OUT`` are
@@ -23,6 +26,7 @@ removed when the run starts (holding the lock) and when it ends (:func:`sweep_te
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -360,8 +364,27 @@ def sweep_temp_files(out, results_path):
     from mlbench.tempfiles import sweep
 
     sweep(os.path.dirname(results_path), os.path.basename(results_path) + ".tmp")
-    for directory in (f"{out}.splits", f"{out}.predictions"):
+    for directory in (f"{out}.splits", f"{out}.predictions", *_checkpoint_dirs(out)):
         sweep(directory)
+
+
+def _checkpoint_dirs(out):
+    """The cells' folders in ``OUT.checkpoints/``."""
+    root = f"{out}.checkpoints"
+    try:
+        return [e.path for e in os.scandir(root) if e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return []
+
+
+def _drop_checkpoints(spec, out):
+    """Remove a finished cell's checkpoint folder, and ``OUT.checkpoints/`` once it is empty."""
+    import shutil
+
+    if spec.checkpoint_dir and os.path.isdir(spec.checkpoint_dir):
+        shutil.rmtree(spec.checkpoint_dir, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            os.rmdir(f"{out}.checkpoints")
 
 
 def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeout=None,
@@ -419,7 +442,8 @@ def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeou
 
     data_ids = {name: (ds.sha256, content_sha256(ds)) for name, ds in loaded.items()}
     cells = build_grid(protocol, list(loaded), entries, splits, predictions_dir=pred_dir,
-                       data_ids=data_ids, results=out)
+                       data_ids=data_ids, results=out,
+                       checkpoints_dir=os.path.abspath(f"{out}.checkpoints"))
     report.cells = cells
     from mlbench.experiment.costs import longest_first, shipped_results
 
@@ -469,6 +493,8 @@ def run_experiment(protocol, *, datasets=None, methods=None, out, jobs=1, timeou
         try:
             for spec, row in results:
                 store.append(row)
+                if row["status"] == "ok":
+                    _drop_checkpoints(spec, out)
                 if row["status"] == "error" and row.get("error", "").startswith(WRITE_FAILED):
                     # the disk filled up or went read-only under <out>.predictions/: every later
                     # cell would fail the same way; the row is kept, so a rerun retries the cell

@@ -38,6 +38,7 @@ starts, forest seeds) comes from ``random_state``.
 from __future__ import annotations
 
 import copy
+import time
 
 import numpy as np
 import scipy.sparse as sp
@@ -64,6 +65,10 @@ def weighted_stress(Z, delta, W):
     """sum over pairs i < j of W_ij (||z_i - z_j|| - delta_ij)^2."""
     return float((W * (_distances(Z) - delta) ** 2).sum() / 2.0)
 
+
+#: the version of :func:`bipartite_smacof`'s saved state (part of its checkpoints' key): bump it
+#: when the loop's iterates or its state change
+_SMACOF_STATE = 1
 
 #: the stopping tests of :func:`weighted_smacof` and :func:`bipartite_smacof` (``stop``)
 STOPS = ("relative", "normalized")
@@ -142,7 +147,14 @@ def bipartite_smacof(cost, counts, init, max_iter=300, eps=1e-3, stop="relative"
     and the cross distances (K, K) instead of all (2K, 2K).  Each step costs three (K, K, L)
     products where :func:`weighted_smacof` takes about sixteen, and memory is a quarter.
     Returns (Z, stress, n_iter) as :func:`weighted_smacof` does, stopping by the same ``stop``.
+
+    Inside a run (:mod:`mlbench.checkpoint`) a start that runs for long saves its loop's state
+    (the points, the stress, the stopping test's memory, the step) every few minutes and its
+    result when it ends, under a key of its inputs; the same call in a rerun of the cell takes
+    the steps from there, with the iterates of an uninterrupted run.
     """
+    from mlbench import checkpoint
+
     test = _Stop(stop, eps)
     cost = np.asarray(cost, dtype=np.float64)
     n = np.asarray(counts, dtype=np.float64)
@@ -169,10 +181,24 @@ def bipartite_smacof(cost, counts, init, max_iter=300, eps=1e-3, stop="relative"
         return np.sqrt(D2)
 
     Z = np.array(init, dtype=np.float64)
+    digest = checkpoint.key("bipartite_smacof", _SMACOF_STATE, cost, n, Z, int(max_iter),
+                            float(eps), stop) if checkpoint.active() else None
+    state = checkpoint.load("smacof", digest) if digest else None
+    cpu0 = time.process_time() - (float(state["cpu_seconds"]) if state else 0.0)
+    if state is not None and bool(state["done"]):
+        return state["Z"], float(state["reported"]), int(state["it"])
+    if state is None:
+        first, stress, reported = 1, None, None
+    else:
+        Z, first = state["Z"], int(state["it"]) + 1
+        stress, reported = float(state["stress"]), float(state["reported"])
+        test.previous = None if np.isnan(state["previous"]) else float(state["previous"])
     D = cross(Z)
-    stress = reported = float((w * (D - cost) ** 2).sum())
-    it = 0
-    for it in range(1, max_iter + 1):
+    if state is None:
+        stress = reported = float((w * (D - cost) ** 2).sum())
+    timer = checkpoint.Timer()
+    it, done = first - 1, False
+    for it in range(first, max_iter + 1):
         with np.errstate(divide="ignore", invalid="ignore"):
             R = np.where(D > 0, w * cost / D, 0.0)
         T, P = Z[:K], Z[K:]
@@ -184,6 +210,14 @@ def bipartite_smacof(cost, counts, init, max_iter=300, eps=1e-3, stop="relative"
         stress = new
         if done:
             break
+        if timer.due() and it < max_iter:
+            checkpoint.save("smacof", digest, Z=Z, it=it, stress=stress, reported=reported,
+                            previous=np.nan if test.previous is None else test.previous,
+                            done=False, cpu_seconds=time.process_time() - cpu0)
+            timer.saved()
+    if state is not None or timer.saved_any:      # a long start: keep its result for a rerun
+        checkpoint.save("smacof", digest, Z=Z, it=it, stress=stress, reported=reported,
+                        previous=np.nan, done=True, cpu_seconds=time.process_time() - cpu0)
     return Z, reported, it
 
 
