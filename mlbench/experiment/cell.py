@@ -263,7 +263,9 @@ def run_cell(spec, dataset):
             try:
                 _run(spec, dataset, row, extra, clock=lambda: time.process_time() + kids())
             finally:
-                if checkpoint.resumed():    # the CPU seconds of the states read: not in this row's
+                # states of an earlier run read (mlbench.checkpoint): their CPU seconds are not
+                # in this row's cpu_seconds
+                if checkpoint.resumed():
                     extra["resumed"] = checkpoint.resumed()
         row["peak_memory_mb"] = round(mem.mb, 3)
         row["status"] = "ok"

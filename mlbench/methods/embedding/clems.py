@@ -15,9 +15,9 @@ weighted stress ``sum_{i<j} W_ij (||z_i - z_j|| - delta_ij)^2`` is minimised by 
 (Borg & Groenen, Modern Multidimensional Scaling, 2005, Section 8.2): with the weighted Laplacian
 V (V_ij = -W_ij, V_ii = sum_j W_ij) and B(Z) (B_ij = -W_ij delta_ij / d_ij(Z), B_ii = -sum_{j != i}
 B_ij), each step is the Guttman transform ``Z <- V^+ B(Z) Z``.  ``n_init`` random starts (uniform
-in [0, 1)), each up to ``max_iter`` steps, stopping by the test of the weighted MDS the study ran
-(:class:`_Stop`, ``"normalized"``); the start with the lowest stress is kept.  Only the truth-prediction pairs carry weight,
-so the steps are computed per block (:func:`bipartite_smacof`, the same iterates as the general
+in [0, 1)), each up to ``max_iter`` steps, stopping by the test of the weighted MDS the study
+ran (:class:`_Stop`, ``"normalized"``); the start with the lowest stress is kept.  Only the
+truth-prediction pairs carry weight, so the steps are computed per block (:func:`bipartite_smacof`, the same iterates as the general
 :func:`weighted_smacof` about five times faster and in a quarter of the memory).  A training row with label vector u_i is
 embedded at t_i.
 
@@ -197,7 +197,7 @@ def bipartite_smacof(cost, counts, init, max_iter=300, eps=1e-3, stop="relative"
     if state is None:
         stress = reported = float((w * (D - cost) ** 2).sum())
     timer = checkpoint.Timer()
-    it, done = first - 1, False
+    it = first - 1
     for it in range(first, max_iter + 1):
         with np.errstate(divide="ignore", invalid="ignore"):
             R = np.where(D > 0, w * cost / D, 0.0)
