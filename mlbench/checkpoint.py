@@ -11,7 +11,7 @@ arrays' bytes, the settings, the code's state version), so a state is never read
 inputs: there is nothing stale to clean up and nothing to trust.  A file that cannot be read is
 ignored (and removed); a directory that cannot be written makes :func:`save` warn once and do
 nothing more, because a checkpoint only saves time.  With no directory (a method used outside
-the runner) :func:`due` is never true and :func:`load` finds nothing.  The runner removes a
+the runner) a :class:`Timer` is never due and :func:`load` finds nothing.  The runner removes a
 cell's directory once the cell's ``ok`` row is written.
 
 A method resumes exactly where it stopped: its state holds every variable its loop carries, and
@@ -126,13 +126,6 @@ def save(name, digest, **arrays):
         warnings.warn(f"checkpoints of this cell are off: {exc}", RuntimeWarning, stacklevel=2)
         return False
     return True
-
-
-def remove(name, digest):
-    """Remove a state that is no longer needed."""
-    if _state["dir"] is not None:
-        with contextlib.suppress(OSError):
-            os.remove(_path(name, digest))
 
 
 def resumed():

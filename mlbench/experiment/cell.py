@@ -265,8 +265,9 @@ def run_cell(spec, dataset):
             finally:
                 # states of an earlier run read (mlbench.checkpoint): their CPU seconds are not
                 # in this row's cpu_seconds
-                if checkpoint.resumed():
-                    extra["resumed"] = checkpoint.resumed()
+                resumed = checkpoint.resumed()
+                if resumed:
+                    extra["resumed"] = resumed
         row["peak_memory_mb"] = round(mem.mb, 3)
         row["status"] = "ok"
     except Exception as exc:  # the method (or its data) failed: record it and let the run go on

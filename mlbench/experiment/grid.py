@@ -164,10 +164,10 @@ def build_grid(protocol, datasets, methods, splits_by_dataset, predictions_dir=N
                 params = built[i]
                 if "random_state" in params:  # registry.make seeds exactly these estimators
                     params = {**params, "random_state": method_seed(spec)}
-                if checkpoints_dir:
-                    spec = replace(spec, checkpoint_dir=os.path.join(checkpoints_dir,
-                                                                     cell_file_name(spec)))
+                folder = (os.path.join(checkpoints_dir, cell_file_name(spec)) if checkpoints_dir
+                          else None)
                 cells.append(replace(spec, params=_json(params), data_spec=fingerprint,
                                      data_sha256=sha, data_content=content,
-                                     algorithm=algorithms[i], conventions=conventions))
+                                     algorithm=algorithms[i], conventions=conventions,
+                                     checkpoint_dir=folder))
     return cells
